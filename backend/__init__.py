@@ -1,0 +1,1 @@
+"""Lectern: an ask-this-book assistant for static documentation sites."""

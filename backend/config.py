@@ -1,0 +1,55 @@
+"""Every setting Lectern reads, from the environment or a `.env` file (documented in .env.example)."""
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    data_dir: Path = Field(Path("data"), alias="LECTERN_DATA_DIR")
+    book: str = Field("lectern-guide", alias="LECTERN_BOOK")
+
+    embeddings: Literal["local", "cohere", "gemini"] = Field("local", alias="LECTERN_EMBEDDINGS")
+    embedding_model_name: str | None = Field(None, alias="LECTERN_EMBEDDING_MODEL")
+    cohere_base_url: str | None = Field(None, alias="COHERE_BASE_URL")
+    gemini_base_url: str | None = Field(None, alias="GEMINI_BASE_URL")
+
+    model: Literal["offline", "gemini", "openai", "openai-compatible"] = Field(
+        "offline", alias="LECTERN_MODEL"
+    )
+    model_name: str | None = Field(None, alias="LECTERN_MODEL_NAME")
+    llm_base_url: str | None = Field(None, alias="LECTERN_LLM_BASE_URL")
+    llm_timeout_s: float = Field(30.0, alias="LECTERN_LLM_TIMEOUT")
+
+    gemini_api_key: SecretStr | None = Field(None, alias="GEMINI_API_KEY")
+    openai_api_key: SecretStr | None = Field(None, alias="OPENAI_API_KEY")
+    cohere_api_key: SecretStr | None = Field(None, alias="COHERE_API_KEY")
+
+    qdrant_url: str | None = Field(None, alias="QDRANT_URL")
+    qdrant_api_key: SecretStr | None = Field(None, alias="QDRANT_API_KEY")
+
+    database_url: str | None = Field(None, alias="DATABASE_URL")
+    redis_url: str | None = Field(None, alias="REDIS_URL")
+
+    rate_limit: str = Field("100/hour", alias="LECTERN_RATE_LIMIT")
+    rate_limit_per_address: str = Field("300/hour", alias="LECTERN_RATE_LIMIT_PER_ADDRESS")
+    cors_origins: list[str] = Field(
+        ["http://localhost:3000", "http://127.0.0.1:3000", "http://localhost:8000"],
+        alias="LECTERN_CORS_ORIGINS",
+    )
+    top_k: int = Field(6, alias="LECTERN_TOP_K")
+    log_user_text: bool = Field(False, alias="LECTERN_LOG_USER_TEXT")
+
+    @property
+    def qdrant_path(self) -> Path:
+        return self.data_dir / "qdrant"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,67 @@
+"""The records ingestion writes and retrieval reads: one name per concept (see docs/architecture.md)."""
+
+import hashlib
+import uuid
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+PageKind = Literal["lesson", "summary", "quiz", "index"]
+
+
+class Page(BaseModel):
+    """One published document (a lesson, a module index, a summary or a quiz)."""
+
+    book: str
+    lesson_id: str  # Docusaurus doc id, e.g. "01-ros2-nervous-system/nodes-topics-services"
+    source_path: str  # relative to the ingested folder, POSIX separators
+    title: str
+    module: str
+    url: str
+    kind: PageKind
+    description: str = ""
+    tags: list[str] = Field(default_factory=list)
+    objectives: list[str] = Field(default_factory=list)
+    skills: list[str] = Field(default_factory=list)
+
+
+class Chunk(BaseModel):
+    """A heading-bounded passage of a page, with everything needed to cite it."""
+
+    book: str
+    lesson_id: str
+    source_path: str
+    module: str
+    lesson: str
+    section: str  # heading path, "3.1 Depth Sensing Technologies › 2D LiDAR"
+    heading: str  # nearest heading above the passage ("" before the first heading)
+    anchor: str  # Docusaurus heading slug ("" for the page top)
+    url: str  # page URL + "#anchor"
+    kind: PageKind
+    tags: list[str] = Field(default_factory=list)
+    position: int  # order of the chunk within its page
+    text: str
+    start: int  # character offsets of the passage in the source file
+    end: int
+
+    @property
+    def header(self) -> str:
+        """The context line embedded with the text: Book › Module › Lesson › Section."""
+        parts = [self.book, self.module, self.lesson, self.section]
+        return " › ".join(p for p in parts if p)
+
+    @property
+    def embedding_text(self) -> str:
+        return f"{self.header}\n\n{self.text}"
+
+    @property
+    def content_hash(self) -> str:
+        """Changes whenever anything that is embedded or shown for this chunk changes."""
+        payload = self.model_dump_json(exclude={"start", "end"})
+        return hashlib.sha256(payload.encode()).hexdigest()[:32]
+
+    @property
+    def id(self) -> str:
+        """Stable point id: same page, section and position keep their id across re-ingests."""
+        key = f"{self.book}|{self.source_path}|{self.position}"
+        return str(uuid.uuid5(uuid.NAMESPACE_URL, key))
