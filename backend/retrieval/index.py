@@ -1,0 +1,228 @@
+"""The Qdrant side of a book: one collection per build, served through an alias.
+
+An ingest writes a complete new collection and then moves the alias `lectern-<book>` to it in
+one operation, so readers never see a half-written index; leftovers of an interrupted build are
+removed by the next one. The collection's metadata records which embedding model made its
+vectors, so a different model triggers a clean rebuild instead of a mix.
+"""
+
+import re
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
+from backend.config import Settings
+from backend.retrieval.models import Chunk, Page
+
+DENSE = "dense"
+SPARSE = "bm25"
+BOOK_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+
+
+class IndexUnavailable(RuntimeError):
+    """The vector store cannot be reached or opened."""
+
+
+class BookNotIngested(LookupError):
+    """No index exists yet for the requested book."""
+
+
+@dataclass
+class ScoredChunk:
+    chunk: Chunk
+    score: float
+
+
+@dataclass
+class StoredPoint:
+    content_hash: str
+    dense: list[float]
+
+
+def open_client(settings: Settings) -> QdrantClient:
+    """Qdrant server/Cloud when QDRANT_URL is set, else embedded local mode under the data dir."""
+    try:
+        if settings.qdrant_url:
+            key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+            client = QdrantClient(url=settings.qdrant_url, api_key=key, timeout=10)
+            client.get_collections()
+            return client
+        settings.qdrant_path.mkdir(parents=True, exist_ok=True)
+        return QdrantClient(path=str(settings.qdrant_path))
+    except RuntimeError as exc:
+        if "already accessed" in str(exc):
+            raise IndexUnavailable(
+                f"the index at {settings.qdrant_path} is open in another Lectern process "
+                "(stop it, or use a Qdrant server via QDRANT_URL)"
+            ) from exc
+        raise
+    except (ResponseHandlingException, UnexpectedResponse, OSError) as exc:
+        raise IndexUnavailable(f"cannot reach Qdrant at {settings.qdrant_url}: {exc}") from exc
+
+
+def validate_book_id(book: str) -> str:
+    if not BOOK_ID.match(book):
+        raise ValueError(
+            f"invalid book id {book!r}: use lower-case letters, digits, '-' or '_' (max 63)"
+        )
+    return book
+
+
+class BookIndex:
+    def __init__(self, client: QdrantClient, book: str):
+        self.client = client
+        self.book = validate_book_id(book)
+        self.alias = f"lectern-{book}"
+
+    # --- build side -------------------------------------------------------------------------
+
+    def current_collection(self) -> str | None:
+        for alias in self.client.get_aliases().aliases:
+            if alias.alias_name == self.alias:
+                return alias.collection_name
+        return None
+
+    def metadata(self) -> dict[str, Any]:
+        name = self.current_collection()
+        if name is None:
+            return {}
+        return dict(self.client.get_collection(name).config.metadata or {})
+
+    def stored_points(self) -> dict[str, StoredPoint]:
+        """Hash and dense vector of every chunk in the served collection, by chunk id."""
+        name = self.current_collection()
+        points: dict[str, StoredPoint] = {}
+        offset = None
+        while name:
+            batch, offset = self.client.scroll(
+                name, limit=256, offset=offset, with_payload=["hash"], with_vectors=[DENSE]
+            )
+            for point in batch:
+                vector = point.vector[DENSE] if isinstance(point.vector, dict) else None
+                if point.payload and isinstance(vector, list):
+                    points[str(point.id)] = StoredPoint(point.payload["hash"], vector)
+            if offset is None:
+                break
+        return points
+
+    def publish(
+        self,
+        entries: Sequence[tuple[Chunk, Page, list[float], models.SparseVector]],
+        metadata: dict[str, Any],
+        dimension: int,
+    ) -> str:
+        """Writes a complete new collection, then atomically points the alias at it."""
+        name = f"{self.alias}-{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:6]}"
+        self.client.create_collection(
+            name,
+            vectors_config={DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE)},
+            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            metadata=metadata,
+        )
+        points = [
+            models.PointStruct(
+                id=chunk.id,
+                vector={DENSE: dense, SPARSE: sparse},
+                payload={
+                    **chunk.model_dump(),
+                    "hash": chunk.content_hash,
+                    "page": page.model_dump(),
+                },
+            )
+            for chunk, page, dense, sparse in entries
+        ]
+        for start in range(0, len(points), 256):
+            self.client.upsert(name, points[start : start + 256], wait=True)
+        operations: list[models.CreateAliasOperation | models.DeleteAliasOperation] = []
+        if self.current_collection():
+            operations.append(
+                models.DeleteAliasOperation(delete_alias=models.DeleteAlias(alias_name=self.alias))
+            )
+        operations.append(
+            models.CreateAliasOperation(
+                create_alias=models.CreateAlias(collection_name=name, alias_name=self.alias)
+            )
+        )
+        self.client.update_collection_aliases(operations)
+        self.remove_stale_collections()
+        return name
+
+    def remove_stale_collections(self) -> None:
+        """Drops this book's collections that the alias does not point at (old or unfinished)."""
+        current = self.current_collection()
+        for collection in self.client.get_collections().collections:
+            if collection.name.startswith(f"{self.alias}-") and collection.name != current:
+                self.client.delete_collection(collection.name)
+
+    # --- read side --------------------------------------------------------------------------
+
+    def _served(self) -> str:
+        name = self.current_collection()
+        if name is None:
+            raise BookNotIngested(f"book {self.book!r} has not been ingested yet")
+        return name
+
+    def query(
+        self,
+        dense: list[float] | None,
+        sparse: models.SparseVector | None,
+        limit: int,
+        where: models.Filter | None = None,
+    ) -> list[ScoredChunk]:
+        """Dense, lexical, or both fused with reciprocal rank fusion."""
+        name = self._served()
+        if dense is not None and sparse is not None:
+            prefetch = [
+                models.Prefetch(query=dense, using=DENSE, limit=limit * 4, filter=where),
+                models.Prefetch(query=sparse, using=SPARSE, limit=limit * 4, filter=where),
+            ]
+            result = self.client.query_points(
+                name, prefetch=prefetch, query=models.FusionQuery(fusion=models.Fusion.RRF),
+                limit=limit, with_payload=True,
+            )
+        elif dense is not None:
+            result = self.client.query_points(
+                name, query=dense, using=DENSE, limit=limit, query_filter=where, with_payload=True
+            )
+        elif sparse is not None:
+            result = self.client.query_points(
+                name, query=sparse, using=SPARSE, limit=limit, query_filter=where, with_payload=True
+            )
+        else:
+            return []
+        return [ScoredChunk(_chunk(p.payload), p.score) for p in result.points if p.payload]
+
+    def chunks(self, where: models.Filter | None = None, limit: int = 10_000) -> list[Chunk]:
+        points, _ = self.client.scroll(
+            self._served(), scroll_filter=where, limit=limit, with_payload=True
+        )
+        chunks = [_chunk(p.payload) for p in points if p.payload]
+        return sorted(chunks, key=lambda c: (c.source_path, c.position))
+
+    def pages(self) -> list[Page]:
+        points, _ = self.client.scroll(
+            self._served(),
+            scroll_filter=match(position=0),
+            limit=10_000,
+            with_payload=["page"],
+        )
+        pages = [Page.model_validate(p.payload["page"]) for p in points if p.payload]
+        return sorted(pages, key=lambda page: page.source_path)
+
+
+def match(**fields: str | int) -> models.Filter:
+    return models.Filter(
+        must=[
+            models.FieldCondition(key=key, match=models.MatchValue(value=value))
+            for key, value in fields.items()
+        ]
+    )
+
+
+def _chunk(payload: dict[str, Any]) -> Chunk:
+    return Chunk.model_validate({k: v for k, v in payload.items() if k not in ("hash", "page")})

@@ -1,0 +1,57 @@
+"""Lexical (BM25) sparse vectors; Qdrant applies the IDF half through its IDF modifier."""
+
+import re
+import zlib
+from collections import Counter
+from collections.abc import Iterable
+
+import snowballstemmer
+from qdrant_client import models
+
+K1 = 1.2
+B = 0.75
+_WORD = re.compile(r"[a-z0-9]+(?:[._'’-][a-z0-9]+)*")
+_stemmer = snowballstemmer.stemmer("english")
+STOPWORDS = frozenset(
+    """a an and are as at be been but by can could do does did for from had has have how i if in
+    into is it its it's me my of on or our so than that the their them then there these they this
+    those to up was we were what when where which while who whom why will with would you your
+    about also just should may might must not no yes any all each some such very more most
+    other only own same too s t don""".split()
+)
+
+
+def terms(text: str) -> list[str]:
+    """Lower-cased, stemmed content words. Compound tokens (rqt_graph, 5-10) are kept whole
+    and also split, so both spellings match."""
+    out: list[str] = []
+    for word in _WORD.findall(text.lower().replace("_", ".")):
+        parts = re.split(r"[._'’-]", word)
+        for part in [word, *parts] if len(parts) > 1 else parts:
+            if part and part not in STOPWORDS:
+                out.append(_stemmer.stemWord(part))
+    return out
+
+
+def _index(term: str) -> int:
+    return zlib.crc32(term.encode())
+
+
+def document_vector(text: str, average_length: float) -> models.SparseVector:
+    counts = Counter(terms(text))
+    length = sum(counts.values())
+    norm = K1 * (1 - B + B * length / max(average_length, 1.0))
+    weights: dict[int, float] = {}
+    for term, tf in counts.items():
+        weights[_index(term)] = weights.get(_index(term), 0.0) + tf * (K1 + 1) / (tf + norm)
+    return models.SparseVector(indices=list(weights), values=list(weights.values()))
+
+
+def query_vector(text: str) -> models.SparseVector:
+    unique = {_index(t) for t in terms(text)}
+    return models.SparseVector(indices=list(unique), values=[1.0] * len(unique))
+
+
+def average_length(texts: Iterable[str]) -> float:
+    lengths = [len(terms(t)) for t in texts]
+    return sum(lengths) / len(lengths) if lengths else 1.0

@@ -1,0 +1,87 @@
+"""`lectern ingest`: index a Docusaurus docs folder."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from backend.config import Settings
+from backend.retrieval.embeddings import EmbeddingError, make_embedder
+from backend.retrieval.index import BookIndex, IndexUnavailable, open_client, validate_book_id
+from ingest_scripts.manifest import Manifest
+from ingest_scripts.markdown import FrontMatterError, estimate_tokens
+from ingest_scripts.pipeline import IngestError, IngestReport, ingest, plan_book
+
+err = Console(stderr=True)
+
+
+def fail(message: str) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code=1)
+
+
+def ingest_command(
+    path: Annotated[Path, typer.Argument(help="The docs folder (markdown/MDX with front matter).")],
+    book: Annotated[str, typer.Option(help="Book id: lower-case letters, digits, - or _.")],
+    base_url: Annotated[str, typer.Option(help="Site origin for citation links.")] = "",
+    data_dir: Annotated[
+        Path | None, typer.Option(help="Where the index lives [default: $LECTERN_DATA_DIR or ./data]")
+    ] = None,
+    manifest: Annotated[
+        Path | None, typer.Option(help="lectern-manifest.json written by the Docusaurus plugin.")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option(help="Print the chunk plan; embed nothing.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Index a book so readers' questions can be answered from it."""
+    settings = Settings() if data_dir is None else Settings(LECTERN_DATA_DIR=data_dir)
+    out = Console()
+    try:
+        validate_book_id(book)
+        loaded_manifest = Manifest.load(manifest) if manifest else None
+        if dry_run:
+            plan = plan_book(path, book, base_url, loaded_manifest)
+            if json_output:
+                out.print_json(data=[c.model_dump() | {"tokens": estimate_tokens(c.text)} for c in plan.chunks])
+                return
+            table = Table("source", "section", "tokens", "url", title=f"{len(plan.chunks)} chunks")
+            for chunk in plan.chunks:
+                table.add_row(chunk.source_path, chunk.section or "(top)", str(estimate_tokens(chunk.text)), chunk.url)
+            out.print(table)
+            return
+        index = BookIndex(open_client(settings), book)
+        embedder = make_embedder(settings)
+        with Progress(
+            TextColumn("[bold]embedding"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+            console=err, transient=True, disable=json_output,
+        ) as progress:
+            task = progress.add_task("embed", total=None)
+            report = ingest(
+                path, book, index, embedder, base_url=base_url, manifest=loaded_manifest,
+                on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+            )
+    except (IngestError, FrontMatterError, IndexUnavailable, EmbeddingError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    if json_output:
+        out.print_json(report.model_dump_json())
+    else:
+        print_summary(out, report)
+
+
+def print_summary(out: Console, report: IngestReport) -> None:
+    if report.unchanged:
+        out.print(f"[green]✓[/] {report.book}: unchanged ({report.pages} pages, {report.chunks} chunks) in {report.seconds:.1f}s")
+        return
+    if report.rebuild_reason:
+        out.print(f"[yellow]rebuilt from scratch:[/] {report.rebuild_reason}")
+    out.print(
+        f"[green]✓[/] {report.book}: {report.pages} pages, {report.chunks} chunks "
+        f"({report.embedded} embedded, {report.reused} reused, {report.removed} removed) in {report.seconds:.1f}s"
+    )
+    if report.dropped_questions:
+        out.print(f"  dropped {report.dropped_questions} quiz questions without an answer")
+    if report.skipped_files:
+        out.print(f"  skipped {len(report.skipped_files)} files (draft, unlisted or empty): {', '.join(report.skipped_files)}")

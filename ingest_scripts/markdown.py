@@ -1,0 +1,351 @@
+"""Markdown/MDX pages → heading-bounded chunks.
+
+markdown-it-py finds the block structure (so a `#` inside a code fence is never a heading and
+fences and tables are never split); chunk text is the page's own markdown, cleaned of MDX
+imports/exports and JSX tags, with character offsets into the source file.
+"""
+
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+import yaml
+from markdown_it import MarkdownIt
+
+from backend.retrieval.models import Chunk, Page, PageKind
+from ingest_scripts.permalinks import (
+    HeadingSlugger,
+    is_index_page,
+    split_custom_id,
+    strip_number_prefix,
+)
+
+MAX_TOKENS = 400  # chunk budget; sections above it are split into even parts
+MIN_TOKENS = 40  # a section smaller than this is folded into the next one of the same page
+OVERLAP_SENTENCES = 1
+
+_md = MarkdownIt("commonmark").enable("table")
+_MDX_STATEMENT = re.compile(r"^\s*(import|export)\s")
+_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(\s[^<>]*)?/?>")
+_MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
+_INLINE_MARKUP = re.compile(r"\*\*|__|`|(?<!\w)[*_](?!\s)|(?<!\s)[*_](?!\w)")
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
+_QUIZ_QUESTION = re.compile(r"^\s*question\s*\d+", re.IGNORECASE)
+_QUIZ_ANSWER = re.compile(r"^\W*(correct\s+|sample\s+|reveal\s+)?answers?\b", re.IGNORECASE | re.M)
+
+
+class FrontMatterError(ValueError):
+    """Front matter that is not valid YAML; the message names the file and line."""
+
+
+@dataclass
+class Block:
+    kind: str  # "heading", "fence", "table", "html" or "text"
+    start: int  # character offsets in the source file
+    end: int
+    text: str
+    level: int = 0  # heading level
+
+
+@dataclass
+class Section:
+    path: list[str]
+    heading: str
+    anchor: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+@dataclass
+class ParsedPage:
+    page: Page
+    chunks: list[Chunk]
+    dropped_questions: int
+
+
+def split_front_matter(source: str, source_path: str) -> tuple[dict, int]:
+    """Returns the front matter and the character offset where the body starts."""
+    if not source.startswith("---"):
+        return {}, 0
+    match = re.compile(r"^---[ \t]*$", re.M).search(source, 3)
+    first_line_end = source.find("\n")
+    if match is None or first_line_end < 0 or source[3:first_line_end].strip():
+        return {}, 0
+    raw = source[first_line_end + 1 : match.start()]
+    try:
+        data = yaml.safe_load(raw) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark else 1  # +1 for the opening '---', +1 for 1-based lines
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise FrontMatterError(f"{source_path}:{line}: front matter: {problem}") from exc
+    if not isinstance(data, dict):
+        raise FrontMatterError(f"{source_path}:2: front matter must be a mapping of keys")
+    body_start = source.find("\n", match.end())
+    return data, len(source) if body_start < 0 else body_start + 1
+
+
+def plain_text(markdown: str) -> str:
+    """Heading or inline markdown → the text a reader sees."""
+    text = _LINK.sub(r"\1", markdown)
+    text = _TAG.sub("", text)
+    return _INLINE_MARKUP.sub("", text).strip()
+
+
+def first_heading(body: str, level: int = 1) -> str | None:
+    tokens = _md.parse(body)
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and token.tag == f"h{level}":
+            return plain_text(split_custom_id(tokens[i + 1].content)[0])
+    return None
+
+
+def page_kind(source_path: str, tags: list[str]) -> PageKind:
+    name = PurePosixPath(source_path).name.lower()
+    if ".summary." in name:
+        return "summary"
+    if "quiz" in name or "quiz" in tags:
+        return "quiz"
+    if is_index_page(source_path):
+        return "index"
+    return "lesson"
+
+
+def estimate_tokens(text: str) -> int:
+    return math.ceil(len(text) / 4)
+
+
+def parse_blocks(source: str, body_start: int) -> list[Block]:
+    """Top-level markdown blocks of the body, with MDX statements dropped."""
+    body = source[body_start:]
+    line_starts = [0]
+    for line in body.splitlines(keepends=True):
+        line_starts.append(line_starts[-1] + len(line))
+    tokens = _md.parse(body)
+    blocks: list[Block] = []
+    for i, token in enumerate(tokens):
+        if token.level != 0 or token.map is None or token.nesting == -1:
+            continue
+        first, last = token.map
+        start, end = line_starts[first], line_starts[min(last, len(line_starts) - 1)]
+        raw = body[start:end].rstrip("\n")
+        kind, level = "text", 0
+        if token.type == "heading_open":
+            kind, level = "heading", int(token.tag[1])
+            raw = tokens[i + 1].content
+        elif token.type in ("fence", "code_block"):
+            kind = "fence"
+        elif token.type == "table_open":
+            kind = "table"
+        elif token.type == "html_block":
+            kind = "html"
+        if kind == "text" and all(
+            _MDX_STATEMENT.match(line) or not line.strip() for line in raw.splitlines()
+        ):
+            continue
+        if kind in ("text", "html"):
+            raw = _TAG.sub("", _MDX_COMMENT.sub("", raw)).strip()
+            if not raw:
+                continue
+        blocks.append(Block(kind, body_start + start, body_start + end, raw, level))
+    return blocks
+
+
+def drop_unanswered_questions(blocks: list[Block]) -> tuple[list[Block], int]:
+    """Quiz pages: keep question-and-answer content, drop questions that have no answer.
+
+    A question is answered by an answer inside it (a `<details>` block, "Answer: …") or by an
+    entry with the same number under an answer-key heading further down the page.
+    """
+    units: list[tuple[str | None, list[Block]]] = [(None, [])]
+    answered: set[str] = set()
+    in_answer_key = False
+    for block in blocks:
+        text = plain_text(block.text)
+        question = _QUIZ_QUESTION.match(text) if block.kind in ("heading", "text") else None
+        if block.kind == "heading":
+            in_answer_key = "answer" in text.lower()
+        if question:
+            number = re.sub(r"\D", "", question.group(0))
+            units.append((number, []))
+            if in_answer_key:
+                answered.add(number)
+        elif block.kind == "heading":
+            units.append((None, []))
+        units[-1][1].append(block)
+        number = units[-1][0]
+        if number and block is not units[-1][1][0] and _QUIZ_ANSWER.search(block.text):
+            answered.add(number)
+    kept = [b for number, unit in units if number is None or number in answered for b in unit]
+    dropped = {number for number, _ in units if number and number not in answered}
+    return kept, len(dropped)
+
+
+def sections_of(blocks: list[Block]) -> list[Section]:
+    """Groups blocks under their heading; the page's H1 is its title, not a section."""
+    slugger = HeadingSlugger()
+    stack: list[tuple[int, str]] = []
+    sections = [Section(path=[], heading="", anchor="")]
+    for block in blocks:
+        if block.kind != "heading":
+            sections[-1].blocks.append(block)
+            continue
+        text, _ = split_custom_id(block.text)
+        heading = plain_text(text)
+        anchor = slugger.anchor(block.text)
+        if block.level == 1:
+            sections.append(Section(path=[], heading="", anchor=""))
+            sections[-1].blocks.append(Block("heading", block.start, block.end, f"# {heading}"))
+            continue
+        while stack and stack[-1][0] >= block.level:
+            stack.pop()
+        stack.append((block.level, heading))
+        section = Section([h for _, h in stack], heading, anchor)
+        section.blocks.append(
+            Block("heading", block.start, block.end, f"{'#' * block.level} {heading}", block.level)
+        )
+        sections.append(section)
+    return [s for s in sections if any(b.kind != "heading" for b in s.blocks)]
+
+
+def _split_prose(block: Block) -> list[Block]:
+    """A paragraph or list longer than the budget, cut at sentence ends."""
+    if block.kind in ("fence", "table") or estimate_tokens(block.text) <= MAX_TOKENS:
+        return [block]
+    sentences = _SENTENCE_END.split(block.text)
+    parts: list[Block] = []
+    current: list[str] = []
+    offset = block.start
+    for sentence in sentences:
+        if current and estimate_tokens(" ".join(current + [sentence])) > MAX_TOKENS:
+            text = " ".join(current)
+            parts.append(Block(block.kind, offset, offset + len(text), text))
+            offset += len(text) + 1
+            current = []
+        current.append(sentence)
+    if current:
+        parts.append(Block(block.kind, offset, block.end, " ".join(current)))
+    return parts
+
+
+def _pack(section: Section) -> list[list[Block]]:
+    """Splits a section into parts of even size, never inside a fence or a table."""
+    blocks = [part for block in section.blocks for part in _split_prose(block)]
+    total = sum(estimate_tokens(b.text) for b in blocks)
+    target = total / max(1, math.ceil(total / MAX_TOKENS))
+    parts: list[list[Block]] = [[]]
+    size = 0
+    for block in blocks:
+        tokens = estimate_tokens(block.text)
+        if parts[-1] and size + tokens > target * 1.15 and size >= MIN_TOKENS:
+            parts.append([])
+            size = 0
+        parts[-1].append(block)
+        size += tokens
+    return parts
+
+
+def _overlap(previous: list[Block]) -> str:
+    last = previous[-1]
+    if last.kind in ("fence", "table", "heading"):
+        return ""
+    sentences = _SENTENCE_END.split(last.text)
+    return " ".join(sentences[-OVERLAP_SENTENCES:])
+
+
+def _fold_small_sections(sections: list[Section]) -> list[Section]:
+    """A tiny section (a one-line intro) is read with the section after it."""
+    folded: list[Section] = []
+    carry: list[Block] = []
+    for i, section in enumerate(sections):
+        blocks = carry + section.blocks
+        size = sum(estimate_tokens(b.text) for b in blocks if b.kind != "heading")
+        if size < MIN_TOKENS and i + 1 < len(sections):
+            carry = blocks
+            continue
+        carry = []
+        folded.append(Section(section.path, section.heading, section.anchor, blocks))
+    return folded
+
+
+def chunk_page(
+    source: str,
+    source_path: str,
+    *,
+    book: str,
+    module: str,
+    url: str,
+    lesson_id: str,
+    front_matter: dict,
+    body_start: int,
+) -> ParsedPage:
+    tags = _string_list(front_matter.get("tags"))
+    kind = page_kind(source_path, tags)
+    body = source[body_start:]
+    title = str(front_matter.get("title") or first_heading(body) or _humanize(source_path))
+    page = Page(
+        book=book,
+        lesson_id=lesson_id,
+        source_path=source_path,
+        title=title,
+        module=module,
+        url=url,
+        kind=kind,
+        description=str(front_matter.get("description") or ""),
+        tags=tags,
+        objectives=_string_list(front_matter.get("learning_objectives"), key="objective"),
+        skills=_string_list(front_matter.get("skills"), key="name"),
+    )
+    blocks = parse_blocks(source, body_start)
+    dropped = 0
+    if kind == "quiz":
+        blocks, dropped = drop_unanswered_questions(blocks)
+    chunks: list[Chunk] = []
+    for section in _fold_small_sections(sections_of(blocks)):
+        previous: list[Block] | None = None
+        for part in _pack(section):
+            text = "\n\n".join(b.text for b in part)
+            if previous:
+                text = f"{_overlap(previous)}\n\n{text}".lstrip()
+            previous = part
+            chunks.append(
+                Chunk(
+                    book=book,
+                    lesson_id=lesson_id,
+                    source_path=source_path,
+                    module=module,
+                    lesson=title,
+                    section=" › ".join(section.path),
+                    heading=section.heading,
+                    anchor=section.anchor,
+                    url=f"{url}#{section.anchor}" if section.anchor else url,
+                    kind=kind,
+                    tags=tags,
+                    position=len(chunks),
+                    text=text,
+                    start=part[0].start,
+                    end=part[-1].end,
+                )
+            )
+    return ParsedPage(page, chunks, dropped)
+
+
+def _string_list(value: object, key: str | None = None) -> list[str]:
+    """Front matter lists of strings or of mappings (`- objective: …`) → strings."""
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list):
+        return []
+    items = []
+    for item in value:
+        if isinstance(item, dict) and key:
+            item = item.get(key)
+        if item is not None and not isinstance(item, dict | list):
+            items.append(str(item))
+    return items
+
+
+def _humanize(source_path: str) -> str:
+    stem = PurePosixPath(source_path).name.split(".")[0]
+    return strip_number_prefix(stem).replace("-", " ").replace("_", " ").strip().capitalize()

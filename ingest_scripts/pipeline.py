@@ -1,0 +1,231 @@
+"""One ingest run: read the docs tree, chunk it, embed only what changed, publish atomically."""
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from backend.retrieval import lexical
+from backend.retrieval.embeddings import Embedder
+from backend.retrieval.index import BookIndex
+from backend.retrieval.models import Chunk, Page
+from ingest_scripts.manifest import Manifest
+from ingest_scripts.markdown import chunk_page, first_heading, split_front_matter
+from ingest_scripts.permalinks import doc_id, is_index_page, page_url, permalink
+
+MARKDOWN_SUFFIXES = (".md", ".mdx")
+EMBED_BATCH = 64
+
+
+class IngestError(RuntimeError):
+    """Bad input: the message is shown to the maintainer as is."""
+
+
+class IngestReport(BaseModel):
+    book: str
+    pages: int
+    chunks: int
+    embedded: int
+    reused: int
+    removed: int
+    dropped_questions: int
+    skipped_files: list[str]
+    unchanged: bool
+    rebuild_reason: str | None
+    collection: str | None
+    seconds: float
+
+
+@dataclass
+class BookPlan:
+    pages: list[Page]
+    chunks: list[Chunk]
+    dropped_questions: int
+    skipped_files: list[str]
+
+
+ProgressCallback = Callable[[int, int], None]
+
+
+def discover(root: Path) -> list[Path]:
+    """Markdown files Docusaurus would publish: `_`-prefixed and hidden paths are skipped."""
+    if not root.exists():
+        raise IngestError(f"{root}: no such folder")
+    if not root.is_dir():
+        raise IngestError(f"{root}: not a folder (point lectern ingest at the docs folder)")
+    files = [
+        path
+        for path in sorted(root.rglob("*"))
+        if path.suffix in MARKDOWN_SUFFIXES
+        and path.is_file()
+        and not any(
+            part.startswith(("_", ".")) or part == "node_modules"
+            for part in path.relative_to(root).parts
+        )
+    ]
+    if not files:
+        raise IngestError(f"{root}: no markdown (.md/.mdx) files found")
+    return files
+
+
+def folder_titles(root: Path, files: list[Path]) -> dict[str, str]:
+    """Module names: `_category_.json` label, else the folder's index page title."""
+    titles: dict[str, str] = {}
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        if is_index_page(rel):
+            source = _read(path, rel)
+            front_matter, body_start = split_front_matter(source, rel)
+            title = front_matter.get("title") or first_heading(source[body_start:])
+            if title:
+                titles.setdefault(str(Path(rel).parent.as_posix()), str(title))
+    for category in root.rglob("_category_.json"):
+        rel_folder = category.parent.relative_to(root).as_posix()
+        try:
+            label = json.loads(category.read_text(encoding="utf-8")).get("label")
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise IngestError(f"{category}: invalid _category_.json: {exc}") from exc
+        if label:
+            titles[rel_folder] = str(label)
+    return titles
+
+
+def plan_book(
+    root: Path, book: str, base_url: str = "", manifest: Manifest | None = None
+) -> BookPlan:
+    files = discover(root)
+    titles = folder_titles(root, files)
+    pages: list[Page] = []
+    chunks: list[Chunk] = []
+    dropped = 0
+    skipped: list[str] = []
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        source = _read(path, rel)
+        front_matter, body_start = split_front_matter(source, rel)
+        if front_matter.get("draft") is True or front_matter.get("unlisted") is True:
+            skipped.append(rel)
+            continue
+        fm_id = str(front_matter["id"]) if front_matter.get("id") else None
+        fm_slug = str(front_matter["slug"]) if front_matter.get("slug") else None
+        entry = manifest.entry(rel) if manifest else None
+        path_url = entry.permalink if entry else permalink(rel, front_matter_id=fm_id, slug=fm_slug)
+        folder = Path(rel).parent.as_posix()
+        parsed = chunk_page(
+            source,
+            rel,
+            book=book,
+            module=titles.get(folder, "") if folder != "." else "",
+            url=page_url(base_url, path_url),
+            lesson_id=entry.id if entry else doc_id(rel, fm_id),
+            front_matter=front_matter,
+            body_start=body_start,
+        )
+        if entry:
+            parsed.chunks = [entry.apply_anchor(c) for c in parsed.chunks]
+        if not parsed.chunks:
+            skipped.append(rel)
+            continue
+        pages.append(parsed.page)
+        chunks.extend(parsed.chunks)
+        dropped += parsed.dropped_questions
+    return BookPlan(pages, chunks, dropped, skipped)
+
+
+def ingest(
+    root: Path,
+    book: str,
+    index: BookIndex,
+    embedder: Embedder,
+    *,
+    base_url: str = "",
+    manifest: Manifest | None = None,
+    on_progress: ProgressCallback | None = None,
+) -> IngestReport:
+    started = time.perf_counter()
+    plan = plan_book(root, book, base_url, manifest)
+    pages = {page.source_path: page for page in plan.pages}
+
+    previous = index.metadata()
+    rebuild_reason = None
+    stored = index.stored_points()
+    if previous and previous.get("embedder") != embedder.name:
+        rebuild_reason = f"embedding model changed ({previous.get('embedder')} → {embedder.name})"
+    elif previous and previous.get("dimension") != embedder.dimension:
+        rebuild_reason = f"embedding dimension changed ({previous.get('dimension')} → {embedder.dimension})"
+    if rebuild_reason:
+        stored = {}
+
+    wanted = {chunk.id: chunk.content_hash for chunk in plan.chunks}
+    unchanged = bool(previous) and rebuild_reason is None and wanted == {
+        chunk_id: point.content_hash for chunk_id, point in stored.items()
+    }
+    report = IngestReport(
+        book=book,
+        pages=len(plan.pages),
+        chunks=len(plan.chunks),
+        embedded=0,
+        reused=len(plan.chunks) if unchanged else 0,
+        removed=0,
+        dropped_questions=plan.dropped_questions,
+        skipped_files=plan.skipped_files,
+        unchanged=unchanged,
+        rebuild_reason=rebuild_reason,
+        collection=index.current_collection(),
+        seconds=0.0,
+    )
+    if unchanged:
+        report.seconds = round(time.perf_counter() - started, 3)
+        return report
+
+    reusable = {
+        chunk.id: stored[chunk.id].dense
+        for chunk in plan.chunks
+        if chunk.id in stored and stored[chunk.id].content_hash == chunk.content_hash
+    }
+    # Similar lengths in a batch waste less padding: about a third faster on CPU.
+    to_embed = sorted(
+        (chunk for chunk in plan.chunks if chunk.id not in reusable),
+        key=lambda chunk: len(chunk.embedding_text),
+    )
+    fresh: dict[str, list[float]] = {}
+    for start in range(0, len(to_embed), EMBED_BATCH):
+        batch = to_embed[start : start + EMBED_BATCH]
+        for chunk, vector in zip(batch, embedder.embed_documents([c.embedding_text for c in batch])):
+            fresh[chunk.id] = vector
+        if on_progress:
+            on_progress(min(start + EMBED_BATCH, len(to_embed)), len(to_embed))
+
+    average = lexical.average_length(c.embedding_text for c in plan.chunks)
+    entries = [
+        (
+            chunk,
+            pages[chunk.source_path],
+            reusable.get(chunk.id) or fresh[chunk.id],
+            lexical.document_vector(chunk.embedding_text, average),
+        )
+        for chunk in plan.chunks
+    ]
+    dimension = len(entries[0][2])
+    report.collection = index.publish(
+        entries,
+        metadata={"embedder": embedder.name, "dimension": dimension, "book": book},
+        dimension=dimension,
+    )
+    report.embedded = len(to_embed)
+    report.reused = len(reusable)
+    report.removed = len(set(stored) - set(wanted))
+    report.seconds = round(time.perf_counter() - started, 3)
+    return report
+
+
+def _read(path: Path, rel: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise IngestError(f"{rel}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except OSError as exc:
+        raise IngestError(f"{rel}: cannot read ({exc.strerror})") from exc
