@@ -1,13 +1,114 @@
 """The `lectern` command line."""
 
-import typer
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
 
-from ingest_scripts.cli import ingest_command
+import typer
+from pydantic import TypeAdapter, ValidationError
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.table import Table
+
+from backend.agent.agent import AnswerEngine, ModelUnavailable
+from backend.agent.context import Question, Turn
+from backend.agent.providers import ConfigError
+from backend.config import Settings
+from backend.engine import open_engine
+from backend.evaluation import load_questions, run, score, write_results
+from backend.retrieval.embeddings import EmbeddingError
+from backend.retrieval.index import BookNotIngested, IndexUnavailable
+from backend.retrieval.search import RetrievalMode
+from ingest_scripts.cli import fail, ingest_command
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Lectern: ask this book.")
 app.command("ingest")(ingest_command)
+
+BookOption = Annotated[str | None, typer.Option(help="Book id [default: $LECTERN_BOOK]")]
+DataDirOption = Annotated[
+    Path | None, typer.Option(help="Where the index lives [default: $LECTERN_DATA_DIR or ./data]")
+]
+SERVICE_ERRORS = (IndexUnavailable, BookNotIngested, EmbeddingError, ModelUnavailable, ConfigError)
 
 
 @app.callback()
 def main() -> None:
     """Lectern: grounded, cited answers from your book."""
+
+
+def _engine(book: str | None, data_dir: Path | None, mode: RetrievalMode = "hybrid") -> AnswerEngine:
+    settings = Settings() if data_dir is None else Settings(LECTERN_DATA_DIR=data_dir)
+    try:
+        return open_engine(settings, book, mode)
+    except SERVICE_ERRORS as exc:
+        raise fail(str(exc)) from None
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="What to ask the book.")],
+    selection: Annotated[str | None, typer.Option(help="A passage the question is about.")] = None,
+    history: Annotated[
+        Path | None, typer.Option(help="JSON file: earlier turns [{role, content}, …].")
+    ] = None,
+    book: BookOption = None,
+    data_dir: DataDirOption = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Ask the book one question and print the cited answer."""
+    turns: list[Turn] = []
+    if history:
+        try:
+            turns = TypeAdapter(list[Turn]).validate_json(history.read_text(encoding="utf-8"))
+        except (OSError, ValidationError) as exc:
+            raise fail(f"{history}: not a list of {{role, content}} turns ({exc})") from None
+    engine = _engine(book, data_dir)
+    try:
+        answer = asyncio.run(engine.answer(Question(text=question, selected_text=selection, history=turns)))
+    except SERVICE_ERRORS as exc:
+        raise fail(str(exc)) from None
+    out = Console()
+    if json_output:
+        out.print_json(answer.model_dump_json())
+        return
+    out.print(Markdown(answer.text))
+    for c in answer.citations:
+        out.print(f"  [{c.number}] {c.module} · {c.lesson} · {c.section or 'top'}  [dim]{c.url}[/]", highlight=False)
+    out.print(f"[dim]status: {answer.status} · confidence: {answer.confidence}[/]")
+
+
+@app.command("eval")
+def evaluate(
+    questions: Annotated[Path, typer.Argument(help="Questions, one JSON object a line.")],
+    out: Annotated[Path, typer.Option(help="Where to write one result line per question.")],
+    retrieval: Annotated[str, typer.Option(help="hybrid, dense or lexical.")] = "hybrid",
+    book: BookOption = None,
+    data_dir: DataDirOption = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print metrics as JSON.")] = False,
+) -> None:
+    """Answer a question set and print first/any-citation hit, phrase hit, abstention, latency."""
+    if retrieval not in ("hybrid", "dense", "lexical"):
+        raise fail("--retrieval must be hybrid, dense or lexical")
+    try:
+        loaded = load_questions(questions)
+    except (OSError, ValueError) as exc:
+        raise fail(str(exc)) from None
+    engine = _engine(book, data_dir, retrieval)  # type: ignore[arg-type]
+    try:
+        results = asyncio.run(run(engine, loaded))
+    except SERVICE_ERRORS as exc:
+        raise fail(str(exc)) from None
+    write_results(out, results)
+    report = score(loaded, results)
+    console = Console()
+    if json_output:
+        console.print_json(json.dumps(report))
+        return
+    metric_names = sorted({m for metrics in report.values() for m in metrics} - {"questions"})
+    table = Table("kind", "n", *metric_names, title=f"{retrieval} retrieval")
+    for kind, metrics in report.items():
+        table.add_row(kind, str(metrics["questions"]), *(
+            "" if metrics.get(m) is None else f"{metrics[m]:g}" for m in metric_names
+        ))
+    console.print(table)

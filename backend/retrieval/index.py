@@ -197,12 +197,23 @@ class BookIndex:
             return []
         return [ScoredChunk(_chunk(p.payload), p.score) for p in result.points if p.payload]
 
-    def chunks(self, where: models.Filter | None = None, limit: int = 10_000) -> list[Chunk]:
-        points, _ = self.client.scroll(
-            self._served(), scroll_filter=where, limit=limit, with_payload=True
-        )
-        chunks = [_chunk(p.payload) for p in points if p.payload]
-        return sorted(chunks, key=lambda c: (c.source_path, c.position))
+    def chunks_with_vectors(self) -> tuple[list[Chunk], list[list[float]]]:
+        """Every chunk of the served collection (in page order) with its dense vector."""
+        name = self._served()
+        rows: list[tuple[Chunk, list[float]]] = []
+        offset = None
+        while True:
+            points, offset = self.client.scroll(
+                name, limit=512, offset=offset, with_payload=True, with_vectors=[DENSE]
+            )
+            for point in points:
+                vector = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
+                if point.payload and isinstance(vector, list):
+                    rows.append((_chunk(point.payload), vector))
+            if offset is None:
+                break
+        rows.sort(key=lambda row: (row[0].source_path, row[0].position))
+        return [chunk for chunk, _ in rows], [vector for _, vector in rows]
 
     def pages(self) -> list[Page]:
         points, _ = self.client.scroll(

@@ -17,17 +17,18 @@ STOPWORDS = frozenset(
     into is it its it's me my of on or our so than that the their them then there these they this
     those to up was we were what when where which while who whom why will with would you your
     about also just should may might must not no yes any all each some such very more most
-    other only own same too s t don""".split()
+    other only own same too s t don
+    tell explain describe show know please mean thing things something anything stuff""".split()
 )
 
 
-def terms(text: str) -> list[str]:
+def terms(text: str, compounds: bool = True) -> list[str]:
     """Lower-cased, stemmed content words. Compound tokens (rqt_graph, 5-10) are kept whole
-    and also split, so both spellings match."""
+    (unless `compounds` is False) and also split, so both spellings match."""
     out: list[str] = []
     for word in _WORD.findall(text.lower().replace("_", ".")):
         parts = re.split(r"[._'’-]", word)
-        for part in [word, *parts] if len(parts) > 1 else parts:
+        for part in [word, *parts] if len(parts) > 1 and compounds else parts:
             if part and part not in STOPWORDS:
                 out.append(_stemmer.stemWord(part))
     return out

@@ -1,0 +1,136 @@
+"""The answer engine: one openai-agents run per question, grounded before anyone sees it."""
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from agents import Agent, MaxTurnsExceeded, RunConfig, Runner, TResponseInputItem
+from agents.stream_events import RawResponsesStreamEvent
+from openai import APIConnectionError, APIStatusError, APITimeoutError, RateLimitError
+from openai.types.responses import ResponseTextDeltaEvent
+
+from backend.agent.context import Question, RunState
+from backend.agent.followups import HISTORY_EXCHANGES
+from backend.agent.prompts import INSTRUCTIONS, user_message
+from backend.agent.providers import ModelFactory
+from backend.agent.tools import TOOLS
+from backend.grounding import messages
+from backend.grounding.answer import Answer, declined, ground, not_found, topics
+from backend.grounding.citations import CitationStream
+from backend.retrieval import lexical
+from backend.retrieval.search import Retriever
+
+MAX_TURNS = 6
+VAGUE_SHARE = 0.3  # a question whose every term is in this share of passages names no topic
+
+
+class ModelUnavailable(RuntimeError):
+    """The answer model is rate-limited, down or too slow; `retry_after` is in seconds."""
+
+    def __init__(self, message: str, *, rate_limited: bool = False, retry_after: int = 30):
+        super().__init__(message)
+        self.rate_limited = rate_limited
+        self.retry_after = retry_after
+
+
+@dataclass
+class TextDelta:
+    text: str
+
+
+class AnswerEngine:
+    def __init__(self, retriever: Retriever, models: ModelFactory, top_k: int = 6):
+        self.retriever = retriever
+        self.models = models
+        self.top_k = top_k
+
+    @property
+    def model_name(self) -> str:
+        return self.models.name
+
+    async def answer(self, question: Question) -> Answer:
+        final: Answer | None = None
+        async for event in self.stream(question):
+            if isinstance(event, Answer):
+                final = event
+        assert final is not None
+        return final
+
+    async def stream(self, question: Question) -> AsyncIterator[TextDelta | Answer]:
+        """Text deltas as the model writes them (citation markers already renumbered), then
+        the grounded Answer, whose text is what the reader should finally see."""
+        if await asyncio.to_thread(self._is_vague, question):
+            yield not_found(messages.VAGUE, topics(self.retriever.corpus.pages))
+            return
+        state = RunState(question=question, retriever=self.retriever, top_k=self.top_k)
+        agent = Agent[RunState](
+            name="Lectern",
+            instructions=INSTRUCTIONS,
+            tools=TOOLS,
+            model=self.models.for_question(question),
+        )
+        citations = CitationStream(state.sources)
+        raw = ""
+        fed = 0  # how much of `raw` has gone through the citation stream
+        try:
+            run = Runner.run_streamed(
+                agent,
+                _input(question),
+                context=state,
+                max_turns=MAX_TURNS,
+                run_config=RunConfig(tracing_disabled=True),
+            )
+            async for event in run.stream_events():
+                if isinstance(event, RawResponsesStreamEvent) and isinstance(
+                    event.data, ResponseTextDeltaEvent
+                ):
+                    raw += event.data.delta
+                    if _may_be_declining(raw):
+                        continue
+                    delta, fed = citations.feed(raw[fed:]), len(raw)
+                    if delta:
+                        yield TextDelta(delta)
+            if not fed:
+                raw = str(run.final_output or raw)
+        except MaxTurnsExceeded:
+            raw = messages.NOT_IN_BOOK_MARKER
+        except RateLimitError as exc:
+            retry = exc.response.headers.get("retry-after", "30")
+            raise ModelUnavailable(
+                "the answer model is rate-limited", rate_limited=True,
+                retry_after=int(retry) if retry.isdigit() else 30,
+            ) from exc
+        except (APITimeoutError, APIConnectionError, APIStatusError) as exc:
+            raise ModelUnavailable(f"the answer model failed: {type(exc).__name__}") from exc
+        if not fed and not declined(raw):
+            delta = citations.feed(raw)
+            if delta:
+                yield TextDelta(delta)
+        tail = citations.finish()
+        if tail:
+            yield TextDelta(tail)
+        yield ground(citations, raw, state)
+
+    def _is_vague(self, question: Question) -> bool:
+        if question.selected_text or question.history:
+            return False
+        corpus = self.retriever.corpus
+        terms = set(lexical.terms(question.text, compounds=False))
+        total = max(len(corpus.chunks), 1)
+        return all(corpus.df.get(t, 0) / total >= VAGUE_SHARE for t in terms)
+
+
+def _may_be_declining(raw: str) -> bool:
+    """Holds back text that may still turn out to be the NOT_IN_BOOK marker."""
+    text = raw.lstrip()
+    marker = messages.NOT_IN_BOOK_MARKER
+    return text.startswith(marker) or (len(text) < len(marker) and marker.startswith(text))
+
+
+def _input(question: Question) -> list[TResponseInputItem]:
+    history = question.history[-2 * HISTORY_EXCHANGES :]
+    items: list[TResponseInputItem] = [
+        {"role": turn.role, "content": turn.content} for turn in history  # type: ignore[misc]
+    ]
+    items.append({"role": "user", "content": user_message(question)})
+    return items

@@ -1,0 +1,127 @@
+"""`lectern eval`: run a question set through the answer engine and score it.
+
+Question format and metric definitions: ../shared/eval/README.md (summarised in docs/eval.md).
+"""
+
+import json
+import statistics
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from backend.agent.agent import AnswerEngine
+from backend.agent.context import Question, Turn
+
+Kind = Literal["answerable", "unanswerable", "selection", "followup", "cross_lesson"]
+CITING_KINDS = ("answerable", "selection", "followup", "cross_lesson")
+
+
+class Gold(BaseModel):
+    file: str
+    heading: str = ""
+
+
+class EvalQuestion(BaseModel):
+    id: str
+    kind: Kind
+    question: str
+    gold: list[Gold] = Field(default_factory=list)
+    answer_phrases: list[str] = Field(default_factory=list)
+    selected_text: str | None = None
+    history: list[Turn] = Field(default_factory=list)
+
+
+class CitedSource(BaseModel):
+    source_path: str
+    heading: str
+    url: str
+    module: str
+    lesson: str
+
+
+class EvalResult(BaseModel):
+    id: str
+    kind: Kind
+    status: str
+    answer: str
+    citations: list[CitedSource]
+    latency_ms: float
+
+
+def load_questions(path: Path) -> list[EvalQuestion]:
+    questions = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            questions.append(EvalQuestion.model_validate_json(line))
+        except ValidationError as exc:
+            raise ValueError(f"{path}:{number}: not an eval question: {exc.errors()[0]['msg']}") from exc
+    return questions
+
+
+async def run(engine: AnswerEngine, questions: Iterable[EvalQuestion]) -> list[EvalResult]:
+    results = []
+    for q in questions:
+        started = time.perf_counter()
+        answer = await engine.answer(
+            Question(text=q.question, selected_text=q.selected_text, history=q.history)
+        )
+        results.append(
+            EvalResult(
+                id=q.id,
+                kind=q.kind,
+                status=answer.status,
+                answer=answer.text,
+                citations=[CitedSource.model_validate(c.model_dump()) for c in answer.citations],
+                latency_ms=round((time.perf_counter() - started) * 1000, 1),
+            )
+        )
+    return results
+
+
+def _rate(values: list[bool]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def score(questions: list[EvalQuestion], results: list[EvalResult]) -> dict[str, dict[str, float | None]]:
+    """Metrics per kind and overall, as defined in the eval README."""
+    by_id = {r.id: r for r in results}
+    rows: dict[str, dict[str, list[bool]]] = {}
+    latencies: dict[str, list[float]] = {}
+    for q in questions:
+        r = by_id[q.id]
+        gold_files = {g.file for g in q.gold}
+        cited = [c.source_path for c in r.citations]
+        for group in (q.kind, "all"):
+            metrics = rows.setdefault(group, {})
+            latencies.setdefault(group, []).append(r.latency_ms)
+            if q.kind in CITING_KINDS:
+                metrics.setdefault("first_citation_hit", []).append(bool(cited) and cited[0] in gold_files)
+                metrics.setdefault("any_citation_hit", []).append(any(c in gold_files for c in cited))
+                metrics.setdefault("false_abstention", []).append(r.status == "not_found")
+            if q.answer_phrases:
+                text = r.answer.lower()
+                metrics.setdefault("phrase_hit", []).append(any(p.lower() in text for p in q.answer_phrases))
+            if q.kind == "unanswerable":
+                metrics.setdefault("abstention", []).append(r.status == "not_found" and not cited)
+            if q.kind == "cross_lesson":
+                metrics.setdefault("cross_lesson_coverage", []).append(gold_files <= set(cited))
+    report: dict[str, dict[str, float | None]] = {}
+    for group, metrics in rows.items():
+        report[group] = {name: _rate(values) for name, values in metrics.items()}
+        ordered = sorted(latencies[group])
+        report[group]["latency_p50_ms"] = round(statistics.median(ordered), 1)
+        report[group]["latency_p95_ms"] = round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1)
+        report[group]["questions"] = len(ordered)
+    return report
+
+
+def write_results(path: Path, results: list[EvalResult]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as out:
+        for result in results:
+            out.write(json.dumps(result.model_dump(), ensure_ascii=False) + "\n")

@@ -1,0 +1,15 @@
+"""The fixed texts readers see when Lectern does not answer from the book (documented in
+docs/answers.md; keep both in step)."""
+
+NOT_IN_BOOK_MARKER = "NOT_IN_BOOK"
+
+NOT_FOUND = (
+    "I couldn't find this in the book, so I won't guess. "
+    "These lessons are the closest to your question:"
+)
+NOT_FOUND_NO_SUGGESTIONS = "I couldn't find this in the book, so I won't guess."
+VAGUE = (
+    "That's a broad question. This book covers the topics below; "
+    "ask about one of them, or about a specific idea from a lesson:"
+)
+NEEDS_REVIEW_NOTE = "The book only partly covers this; check the cited passages."

@@ -1,0 +1,202 @@
+"""Hybrid retrieval over one book: dense + BM25 fused by reciprocal rank, near-duplicates dropped,
+full lessons preferred over summaries, and the evidence the grounding step needs to decide
+whether the book answers the question at all.
+
+Evidence is measured on sentence windows of the best passages, in units that mean the same for
+every embedding model:
+- lexical: the IDF-weighted share of the question's terms that one window contains;
+- semantic: the window's cosine similarity to the question, rescaled so that 0 is the question's
+  average similarity to the whole book and 1 a perfect match ((cos − mean) / (1 − mean)).
+`support` is their mean; grounding/status.py turns it into an answer status.
+"""
+
+import math
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from qdrant_client import models
+
+from backend.retrieval import lexical
+from backend.retrieval.embeddings import Embedder
+from backend.retrieval.index import BookIndex, ScoredChunk, match
+from backend.retrieval.models import Chunk, Page
+from backend.retrieval.sentences import Window, rank_windows, split_sentences
+
+RetrievalMode = Literal["hybrid", "dense", "lexical"]
+CANDIDATES = 40
+RRF_K = 60
+KIND_PRIOR = {"lesson": 1.0, "index": 0.9, "quiz": 0.85, "summary": 0.8}
+DUPLICATE_OVERLAP = 0.7
+EVIDENCE_PASSAGES = 4  # passages whose sentences are weighed as evidence
+EVIDENCE_WINDOWS = 6  # windows embedded per search (the latency cost of evidence)
+
+
+@dataclass
+class Evidence:
+    support: float = 0.0
+    windows: list[Window] = field(default_factory=list)  # best first
+
+
+@dataclass
+class SearchResult:
+    hits: list[ScoredChunk]
+    evidence: Evidence
+
+
+class BookCorpus:
+    """All chunks of the served collection, in memory: document frequencies for IDF, dense
+    vectors for calibration, neighbours for selections, pages for lesson metadata.
+    Reloaded when the alias moves to a new build."""
+
+    def __init__(self, index: BookIndex):
+        self.collection = index.current_collection() or ""
+        self.chunks, vectors = index.chunks_with_vectors()
+        self.vectors = np.asarray(vectors, dtype=np.float32)
+        norms = np.linalg.norm(self.vectors, axis=1, keepdims=True)
+        self.vectors /= np.where(norms == 0, 1, norms)
+        self.pages = index.pages()
+        self.terms = {c.id: frozenset(lexical.terms(c.embedding_text)) for c in self.chunks}
+        self.df = Counter(term for terms in self.terms.values() for term in terms)
+        self._by_page: dict[str, list[Chunk]] = {}
+        for chunk in self.chunks:
+            self._by_page.setdefault(chunk.source_path, []).append(chunk)
+
+    def idf(self, term: str) -> float:
+        n, df = len(self.chunks), self.df.get(term, 0)
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    def mean_similarity(self, query_vector: np.ndarray) -> float:
+        return float((self.vectors @ query_vector).mean()) if len(self.vectors) else 0.0
+
+    def page_chunks(self, source_path: str) -> list[Chunk]:
+        return self._by_page.get(source_path, [])
+
+    def neighbours(self, chunk: Chunk, radius: int = 1) -> list[Chunk]:
+        siblings = self.page_chunks(chunk.source_path)
+        return [c for c in siblings if abs(c.position - chunk.position) <= radius]
+
+    def find_page(self, key: str) -> Page | None:
+        """A page by doc id, source path, or URL (what the widget knows about the page)."""
+        key = key.strip().rstrip("/")
+        for page in self.pages:
+            path = page.url.split("://", 1)[-1]
+            path = "/" + path.split("/", 1)[1] if "://" in page.url and "/" in path else path
+            if key and key in (page.lesson_id, page.source_path, page.url.rstrip("/"), path.rstrip("/")):
+                return page
+        return None
+
+    def locate(self, passage: str, source_path: str | None = None) -> Chunk | None:
+        """The chunk a selected passage comes from: verbatim if possible, else most overlap."""
+        candidates = self.page_chunks(source_path) if source_path else self.chunks
+        needle = " ".join(passage.split()).lower()
+        for chunk in candidates:
+            if needle and needle in " ".join(chunk.text.split()).lower():
+                return chunk
+        wanted = frozenset(lexical.terms(passage))
+        if not wanted:
+            return None
+        best = max(candidates, key=lambda c: len(wanted & self.terms[c.id]), default=None)
+        return best if best and wanted & self.terms[best.id] else None
+
+
+class Retriever:
+    def __init__(self, index: BookIndex, embedder: Embedder, mode: RetrievalMode = "hybrid"):
+        self.index = index
+        self.embedder = embedder
+        self.mode = mode
+        self._corpus: BookCorpus | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def corpus(self) -> BookCorpus:
+        collection = self.index.current_collection()
+        with self._lock:
+            if self._corpus is None or self._corpus.collection != collection:
+                self._corpus = BookCorpus(self.index)
+            return self._corpus
+
+    def search(
+        self,
+        query: str,
+        k: int = 6,
+        *,
+        module: str | None = None,
+        lesson: str | None = None,
+    ) -> SearchResult:
+        corpus = self.corpus
+        where = self._filter(corpus, module, lesson)
+        query_vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        ranked_lists: list[list[ScoredChunk]] = []
+        if self.mode in ("hybrid", "dense"):
+            ranked_lists.append(self.index.query(query_vector.tolist(), None, CANDIDATES, where))
+        if self.mode in ("hybrid", "lexical"):
+            sparse = lexical.query_vector(query)
+            ranked_lists.append(self.index.query(None, sparse, CANDIDATES, where))
+
+        fused: dict[str, float] = {}
+        chunks: dict[str, Chunk] = {}
+        for hits in ranked_lists:
+            for rank, hit in enumerate(hits):
+                chunks[hit.chunk.id] = hit.chunk
+                fused[hit.chunk.id] = fused.get(hit.chunk.id, 0.0) + 1 / (RRF_K + rank + 1)
+        ranked = sorted(
+            fused, key=lambda cid: fused[cid] * KIND_PRIOR[chunks[cid].kind], reverse=True
+        )
+        hits = self._drop_near_duplicates(corpus, ranked, chunks, fused, k)
+        return SearchResult(hits, self._evidence(corpus, query, query_vector, hits))
+
+    def _filter(
+        self, corpus: BookCorpus, module: str | None, lesson: str | None
+    ) -> models.Filter | None:
+        conditions: list[models.Condition] = []
+        if module:
+            conditions.extend(match(module=module).must or [])
+        if lesson:
+            page = corpus.find_page(lesson)
+            conditions.extend(match(source_path=page.source_path if page else lesson).must or [])
+        return models.Filter(must=conditions) if conditions else None
+
+    @staticmethod
+    def _drop_near_duplicates(
+        corpus: BookCorpus,
+        ranked: list[str],
+        chunks: dict[str, Chunk],
+        fused: dict[str, float],
+        k: int,
+    ) -> list[ScoredChunk]:
+        kept: list[ScoredChunk] = []
+        for cid in ranked:
+            terms = corpus.terms.get(cid, frozenset())
+
+            def overlap(other: ScoredChunk) -> float:
+                theirs = corpus.terms.get(other.chunk.id, frozenset())
+                return len(terms & theirs) / max(len(terms | theirs), 1)
+
+            if not any(overlap(h) >= DUPLICATE_OVERLAP for h in kept):
+                kept.append(ScoredChunk(chunks[cid], fused[cid]))
+            if len(kept) == k:
+                break
+        return kept
+
+    def _evidence(
+        self, corpus: BookCorpus, query: str, query_vector: np.ndarray, hits: list[ScoredChunk]
+    ) -> Evidence:
+        sentences = [
+            s for hit in hits[:EVIDENCE_PASSAGES] for s in split_sentences(hit.chunk.id, hit.chunk.text)
+        ]
+        windows = rank_windows(
+            lexical.terms(query, compounds=False), sentences, corpus.idf, EVIDENCE_WINDOWS
+        )
+        if not windows:
+            return Evidence()
+        vectors = np.asarray(self.embedder.embed_documents([w.text for w in windows]), np.float32)
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
+        query_unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
+        baseline = corpus.mean_similarity(query_unit)
+        for window, cosine in zip(windows, vectors @ query_unit):
+            window.semantic = max(0.0, (float(cosine) - baseline) / (1 - baseline))
+        windows.sort(key=lambda w: w.support, reverse=True)
+        return Evidence(support=windows[0].support, windows=windows)

@@ -1,0 +1,104 @@
+"""Sentences of retrieved passages and how much of a question each one answers.
+
+A passage can match a question as a whole while no single statement in it says what was asked
+("the top walking speed of Digit"); scoring sentence windows catches that, and the same scores
+pick the sentences of the offline model's extractive answer.
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from backend.retrieval import lexical
+
+_FENCE = re.compile(r"^(```|~~~).*?^\1\s*$", re.M | re.S)
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_HEADING = re.compile(r"^#{1,6}\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(*`])")
+_MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|^>\s*")
+WINDOW = 2  # a claim and its explanation often span two sentences
+
+
+@dataclass
+class Sentence:
+    chunk_id: str
+    index: int
+    text: str
+    terms: frozenset[str]
+
+
+@dataclass
+class Window:
+    """A run of up to WINDOW consecutive sentences of one passage."""
+
+    chunk_id: str
+    sentences: list[Sentence]
+    lexical: float  # IDF-weighted share of the query's terms the window contains
+    semantic: float = 0.0  # dense similarity, normalised against the whole book (see search.py)
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.text for s in self.sentences)
+
+    @property
+    def support(self) -> float:
+        return (self.lexical + self.semantic) / 2
+
+
+def split_sentences(chunk_id: str, markdown: str) -> list[Sentence]:
+    """Prose sentences, list items and table rows of a passage; code blocks and headings are
+    left out (they are shown with the citation, not quoted as answers)."""
+    pieces: list[str] = []
+    for block in re.split(r"\n\s*\n", _FENCE.sub("", markdown)):
+        lines = [line for line in block.splitlines() if line.strip()]
+        if not lines or all(_HEADING.match(line) for line in lines):
+            continue
+        if all(line.lstrip().startswith("|") for line in lines):
+            header = _cells(lines[0])
+            for row in lines[1:]:
+                if not _TABLE_RULE.match(row):
+                    cells = _cells(row)
+                    pairs = [f"{h}: {c}" if h else c for h, c in zip(header, cells)]
+                    pieces.append("; ".join(p for p in pairs if p.strip(": ")))
+            continue
+        for line in lines:
+            if _HEADING.match(line):
+                continue
+            if _BULLET.match(line) or not pieces or line.lstrip().startswith(">"):
+                pieces.append(_BULLET.sub("", line))
+            else:
+                pieces[-1] = f"{pieces[-1]} {line.strip()}"
+    sentences: list[Sentence] = []
+    for piece in pieces:
+        for text in _SENTENCE_END.split(_MARKUP.sub("", piece).strip()):
+            text = text.strip()
+            if len(text) > 3:
+                sentences.append(
+                    Sentence(
+                        chunk_id, len(sentences), text, frozenset(lexical.terms(text, compounds=False))
+                    )
+                )
+    return sentences
+
+
+def rank_windows(
+    query_terms: list[str], sentences: list[Sentence], idf: Callable[[str], float], limit: int
+) -> list[Window]:
+    """The `limit` windows that contain most of the query's (IDF-weighted) terms."""
+    unique = list(dict.fromkeys(query_terms))
+    total = sum(idf(t) for t in unique)
+    if not unique or total <= 0:
+        return []
+    windows: list[Window] = []
+    for i, first in enumerate(sentences):
+        members = [s for s in sentences[i : i + WINDOW] if s.chunk_id == first.chunk_id]
+        present = frozenset().union(*(s.terms for s in members))
+        coverage = sum(idf(t) for t in unique if t in present) / total
+        windows.append(Window(first.chunk_id, members, coverage))
+    windows.sort(key=lambda w: w.lexical, reverse=True)
+    return windows[:limit]
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
