@@ -15,7 +15,7 @@ from backend.agent.agent import AnswerEngine, ModelUnavailable
 from backend.agent.context import Question, Turn
 from backend.agent.providers import ConfigError
 from backend.config import Settings
-from backend.engine import open_engine
+from backend.engine import Library
 from backend.evaluation import load_questions, run, score, write_results
 from backend.retrieval.embeddings import EmbeddingError
 from backend.retrieval.index import BookNotIngested, IndexUnavailable
@@ -40,9 +40,30 @@ def main() -> None:
 def _engine(book: str | None, data_dir: Path | None, mode: RetrievalMode = "hybrid") -> AnswerEngine:
     settings = Settings() if data_dir is None else Settings(LECTERN_DATA_DIR=data_dir)
     try:
-        return open_engine(settings, book, mode)
+        return Library(settings).engine(book, mode)
     except SERVICE_ERRORS as exc:
         raise fail(str(exc)) from None
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    book: BookOption = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Run the HTTP API, the widget and the demo site (http://HOST:PORT/demo/)."""
+    import uvicorn
+
+    from backend.app import create_app
+
+    overrides = {"LECTERN_BOOK": book, "LECTERN_DATA_DIR": data_dir}
+    settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
+    try:
+        application = create_app(settings)
+    except SERVICE_ERRORS as exc:
+        raise fail(str(exc)) from None
+    uvicorn.run(application, host=host, port=port, log_config=None)
 
 
 @app.command()

@@ -1,4 +1,4 @@
-"""Wiring: settings → vector store → retriever → answer engine (used by the CLI and the app)."""
+"""Wiring: settings → vector store → retriever → answer engine, shared by the CLI and the app."""
 
 from backend.agent.agent import AnswerEngine
 from backend.agent.providers import ModelFactory
@@ -8,9 +8,23 @@ from backend.retrieval.index import BookIndex, open_client
 from backend.retrieval.search import RetrievalMode, Retriever
 
 
-def open_engine(
-    settings: Settings, book: str | None = None, mode: RetrievalMode = "hybrid"
-) -> AnswerEngine:
-    index = BookIndex(open_client(settings), book or settings.book)
-    retriever = Retriever(index, make_embedder(settings), mode)
-    return AnswerEngine(retriever, ModelFactory(settings), settings.top_k)
+class Library:
+    """The books this process answers from. One Qdrant client (embedded mode allows only one
+    per data dir), one embedder and one model factory serve every book."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.client = open_client(settings)
+        self.embedder = make_embedder(settings)
+        self.models = ModelFactory(settings)
+        self._engines: dict[tuple[str, str], AnswerEngine] = {}
+
+    def engine(self, book: str | None = None, mode: RetrievalMode = "hybrid") -> AnswerEngine:
+        key = (book or self.settings.book, mode)
+        if key not in self._engines:
+            retriever = Retriever(BookIndex(self.client, key[0]), self.embedder, mode)
+            self._engines[key] = AnswerEngine(retriever, self.models, self.settings.top_k)
+        return self._engines[key]
+
+    def close(self) -> None:
+        self.client.close()

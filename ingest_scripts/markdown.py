@@ -306,8 +306,9 @@ def chunk_page(
         previous: list[Block] | None = None
         for part in _pack(section):
             text = "\n\n".join(b.text for b in part)
-            if previous:
-                text = f"{_overlap(previous)}\n\n{text}".lstrip()
+            overlap = _overlap(previous) if previous else ""
+            if overlap:
+                text = f"{overlap}\n\n{text}"
             previous = part
             chunks.append(
                 Chunk(
@@ -324,6 +325,7 @@ def chunk_page(
                     tags=tags,
                     position=len(chunks),
                     text=text,
+                    overlap_chars=len(overlap) + 2 if overlap else 0,
                     start=part[0].start,
                     end=part[-1].end,
                 )

@@ -21,7 +21,8 @@ from backend.retrieval import lexical
 from backend.retrieval.search import Retriever
 
 MAX_TURNS = 6
-VAGUE_SHARE = 0.3  # a question whose every term is in this share of passages names no topic
+VAGUE_SHARE = 0.3  # a word found in this share of passages names no particular topic
+VAGUE_TERMS = 2  # questions of at most this many such words are too broad to answer
 
 
 class ModelUnavailable(RuntimeError):
@@ -117,7 +118,9 @@ class AnswerEngine:
         corpus = self.retriever.corpus
         terms = set(lexical.terms(question.text, compounds=False))
         total = max(len(corpus.chunks), 1)
-        return all(corpus.df.get(t, 0) / total >= VAGUE_SHARE for t in terms)
+        return len(terms) <= VAGUE_TERMS and all(
+            corpus.df.get(t, 0) / total >= VAGUE_SHARE for t in terms
+        )
 
 
 def _may_be_declining(raw: str) -> bool:

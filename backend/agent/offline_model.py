@@ -1,7 +1,7 @@
 """The offline answer model: an openai-agents `Model` that needs no network and no API key.
 
 It plays the same game as an LLM: first it calls the agent's tools (a selection lookup when
-the reader selected text, then a search with a standalone query), then it reads their output
+the reader selected text, then searches with a standalone query), then it reads their output
 and answers with the retrieved sentences that best answer the question, each followed by the
 ref of its passage. It writes no words of its own, so it cannot invent facts; when the
 evidence is too weak it declines with the NOT_IN_BOOK marker, as the instructions ask.
@@ -58,10 +58,11 @@ class OfflineAnswerModel(Model):
         **_: Any,
     ) -> ModelResponse:
         outputs = _tool_outputs(input)
-        if outputs:
+        available = {tool.name for tool in tools}
+        if any("key_sentences" in o for o in outputs):
             items: list[ResponseOutputItem] = [_message(self.compose(outputs))]
         else:
-            items = list(self.plan_tool_calls({tool.name for tool in tools}))
+            items = list(self.plan_tool_calls(outputs, available))
         return ModelResponse(output=items, usage=Usage(requests=1), response_id=None)
 
     async def stream_response(
@@ -109,17 +110,25 @@ class OfflineAnswerModel(Model):
             sequence_number=sequence,
         )
 
-    def plan_tool_calls(self, available: set[str]) -> list[ResponseFunctionToolCall]:
+    def plan_tool_calls(
+        self, outputs: list[dict[str, Any]], available: set[str]
+    ) -> list[ResponseFunctionToolCall]:
+        """First read around the reader's selection (if any), then search: with the selection
+        when it was found in the book, else with the standalone question, plus one search per
+        topic of a question that joins several."""
         question = self.question
         calls: list[tuple[str, dict[str, Any]]] = []
-        if question.selected_text:
+        if question.selected_text and not outputs and "get_selected_text_context" in available:
             arguments = {"selected_text": question.selected_text, "lesson_id": question.lesson_id}
             calls.append(("get_selected_text_context", arguments))
-            query = f"{question.text} {question.selected_text}"
         else:
-            query = standalone_query(question.text, question.history)
-        calls.append(("search_book_content", {"query": query}))
-        calls.extend(("search_book_content", {"query": part}) for part in topic_parts(query))
+            selection_found = any(o.get("found") for o in outputs)
+            if question.selected_text and selection_found:
+                query = f"{question.text} {question.selected_text}"
+            else:
+                query = standalone_query(question.text, question.history)
+            calls.append(("search_book_content", {"query": query}))
+            calls.extend(("search_book_content", {"query": part}) for part in topic_parts(query))
         return [
             ResponseFunctionToolCall(
                 type="function_call",

@@ -41,6 +41,7 @@ class Chunk(BaseModel):
     tags: list[str] = Field(default_factory=list)
     position: int  # order of the chunk within its page
     text: str
+    overlap_chars: int = 0  # text starts with this much of the previous part (for context)
     start: int  # character offsets of the passage in the source file
     end: int
 

@@ -19,6 +19,7 @@ from typing import Literal
 import numpy as np
 from qdrant_client import models
 
+from backend.metrics import RETRIEVAL_LATENCY
 from backend.retrieval import lexical
 from backend.retrieval.embeddings import Embedder
 from backend.retrieval.index import BookIndex, ScoredChunk, match
@@ -32,6 +33,7 @@ KIND_PRIOR = {"lesson": 1.0, "index": 0.9, "quiz": 0.85, "summary": 0.8}
 DUPLICATE_OVERLAP = 0.7
 EVIDENCE_PASSAGES = 4  # passages whose sentences are weighed as evidence
 EVIDENCE_WINDOWS = 6  # windows embedded per search (the latency cost of evidence)
+SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
 
 
 @dataclass
@@ -89,7 +91,8 @@ class BookCorpus:
         return None
 
     def locate(self, passage: str, source_path: str | None = None) -> Chunk | None:
-        """The chunk a selected passage comes from: verbatim if possible, else most overlap."""
+        """The chunk a selected passage comes from: verbatim if possible (markup and spacing
+        differ between page and source), else the one holding most of its words."""
         candidates = self.page_chunks(source_path) if source_path else self.chunks
         needle = " ".join(passage.split()).lower()
         for chunk in candidates:
@@ -99,7 +102,9 @@ class BookCorpus:
         if not wanted:
             return None
         best = max(candidates, key=lambda c: len(wanted & self.terms[c.id]), default=None)
-        return best if best and wanted & self.terms[best.id] else None
+        if best is None or len(wanted & self.terms[best.id]) < SELECTION_MATCH * len(wanted):
+            return None
+        return best
 
 
 class Retriever:
@@ -125,6 +130,12 @@ class Retriever:
         *,
         module: str | None = None,
         lesson: str | None = None,
+    ) -> SearchResult:
+        with RETRIEVAL_LATENCY.time():
+            return self._search(query, k, module, lesson)
+
+    def _search(
+        self, query: str, k: int, module: str | None, lesson: str | None
     ) -> SearchResult:
         corpus = self.corpus
         where = self._filter(corpus, module, lesson)

@@ -1,0 +1,45 @@
+# Two commands do everything on a fresh machine:
+#   make demo   set up, ingest the sample book, serve the API + widget + demo site on :8000
+#   make test   set up (Python, npm, Chromium) and run every test
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+DATA ?= data
+SHARED_BOOK ?= ../shared/corpora/physical-ai-book
+
+.PHONY: demo test setup widget browser bench eval clean
+
+$(BIN)/lectern: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+setup: $(BIN)/lectern
+
+widget/dist/widget.js: $(wildcard widget/src/*.ts) widget/package.json
+	cd widget && npm ci --no-audit --no-fund && npm run build
+
+widget: widget/dist/widget.js
+
+browser:
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+demo: setup widget
+	$(BIN)/lectern ingest sample_book --book lectern-guide --base-url http://127.0.0.1:$(PORT)/demo --data-dir $(DATA)
+	$(BIN)/lectern serve --book lectern-guide --data-dir $(DATA) --port $(PORT)
+
+test: setup widget browser
+	cd widget && npm test
+	$(BIN)/pytest -q
+
+eval: setup
+	$(BIN)/lectern ingest $(SHARED_BOOK) --book physical-ai --data-dir $(DATA)
+	$(BIN)/lectern eval ../shared/eval/dev.jsonl --book physical-ai --data-dir $(DATA) --out $(DATA)/eval-results.jsonl
+
+bench: setup
+	$(BIN)/python benchmarks/ingest_bench.py $(SHARED_BOOK)
+
+clean:
+	rm -rf $(VENV) $(DATA) widget/node_modules

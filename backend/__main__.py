@@ -1,0 +1,3 @@
+from backend.cli import app
+
+app(prog_name="lectern")

@@ -1,0 +1,156 @@
+"""POST /api/chat/query and POST /api/chat/stream."""
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+from fastapi import APIRouter, Request
+from slowapi import Limiter
+from slowapi.util import get_remote_address
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from backend.agent.agent import AnswerEngine, TextDelta
+from backend.agent.context import Question
+from backend.api.errors import DEPENDENCY_ERRORS, dependency_error, INTERNAL
+from backend.api.schemas import ChatRequest, ChatResponse, Problem, Source
+from backend.config import Settings
+from backend.grounding.answer import Answer
+from backend.metrics import ANSWER_LATENCY, ANSWERS
+from backend.store.models import Interaction
+
+log = logging.getLogger("lectern.api")
+
+ERRORS = {
+    400: {"model": Problem, "description": "Invalid request"},
+    404: {"model": Problem, "description": "Book not ingested"},
+    429: {"model": Problem, "description": "Rate limited (see Retry-After)"},
+    503: {"model": Problem, "description": "A dependency is down"},
+}
+
+
+def session_key(request: Request) -> str:
+    """Rate-limit key: the widget's session id, else the client address."""
+    session = request.headers.get("x-session-id", "").strip()[:100]
+    return f"session:{session}" if session else f"address:{get_remote_address(request)}"
+
+
+def chat_router(limiter: Limiter, settings: Settings) -> APIRouter:
+    router = APIRouter(prefix="/api/chat", tags=["chat"])
+    per_session = limiter.limit(settings.rate_limit, key_func=session_key)
+    per_address = limiter.limit(settings.rate_limit_per_address, key_func=get_remote_address)
+
+    @router.post("/query", response_model=ChatResponse, responses=ERRORS)
+    @per_session
+    @per_address
+    async def query(request: Request, body: ChatRequest) -> ChatResponse:
+        """Answer a question from the book, with citations."""
+        turn = await Turn.start(request, body)
+        answer = await turn.engine.answer(turn.question)
+        return await turn.finish(answer)
+
+    @router.post("/stream", responses={200: {"content": {"text/event-stream": {}}}, **ERRORS})
+    @per_session
+    @per_address
+    async def stream(request: Request, body: ChatRequest) -> EventSourceResponse:
+        """The same answer as Server-Sent Events: text deltas, sources, confidence, done."""
+        turn = await Turn.start(request, body)
+        return EventSourceResponse(turn.events(), ping=15)
+
+    return router
+
+
+class Turn:
+    """One question being answered: resolves history, times the answer, stores the result."""
+
+    def __init__(self, request: Request, body: ChatRequest, engine: AnswerEngine, question: Question):
+        self.request = request
+        self.body = body
+        self.engine = engine
+        self.question = question
+        self.conversation_id = body.conversation_id or uuid.uuid4().hex
+        self.message_id = uuid.uuid4().hex
+        self.started = time.perf_counter()
+
+    @classmethod
+    async def start(cls, request: Request, body: ChatRequest) -> "Turn":
+        engine = request.app.state.library.engine(body.book)
+        history = body.conversation_history
+        if not history and body.conversation_id:
+            history = await request.app.state.store.history(body.conversation_id)
+        question = Question(
+            text=body.query,
+            selected_text=body.selected_text,
+            surrounding_text=body.surrounding_text,
+            lesson_id=body.lesson_id,
+            history=history,
+        )
+        return cls(request, body, engine, question)
+
+    async def finish(self, answer: Answer) -> ChatResponse:
+        latency = time.perf_counter() - self.started
+        ANSWER_LATENCY.observe(latency)
+        ANSWERS.labels(answer.status).inc()
+        sources = [Source.model_validate(c.model_dump()) for c in answer.citations]
+        now = datetime.now(UTC)
+        await self.request.app.state.store.record_interaction(
+            Interaction(
+                message_id=self.message_id,
+                conversation_id=self.conversation_id,
+                session_id=self.request.headers.get("x-session-id"),
+                book=self.engine.retriever.index.book,
+                question=self.question.text,
+                selected_text=self.question.selected_text,
+                answer=answer.text,
+                sources=[s.model_dump() for s in sources],
+                status=answer.status,
+                confidence=answer.confidence,
+                latency_ms=round(latency * 1000, 1),
+                model=self.engine.model_name,
+                created_at=now,
+            )
+        )
+        log.info(
+            "answered",
+            extra={"status": answer.status, "latency_ms": round(latency * 1000, 1)}
+            | ({"question": self.question.text} if self.request.app.state.settings.log_user_text else {}),
+        )
+        return ChatResponse(
+            response=answer.text,
+            sources=sources,
+            status=answer.status,
+            confidence=answer.confidence,
+            conversation_id=self.conversation_id,
+            message_id=self.message_id,
+            timestamp=now,
+        )
+
+    async def events(self) -> AsyncIterator[ServerSentEvent]:
+        streamed = ""
+        try:
+            async for event in self.engine.stream(self.question):
+                if isinstance(event, TextDelta):
+                    streamed += event.text
+                    yield _event("text", {"delta": event.text})
+                    continue
+                response = await self.finish(event)
+                if response.response != streamed:
+                    yield _event("replace", {"text": response.response})
+                for source in response.sources:
+                    yield _event("source", source.model_dump())
+                yield _event("confidence", {"status": response.status, "confidence": response.confidence})
+                yield _event("done", {"conversation_id": response.conversation_id, "message_id": response.message_id})
+        except DEPENDENCY_ERRORS as exc:
+            status, detail, _ = dependency_error(exc)
+            log.warning("dependency failure while streaming: %s", type(exc).__name__)
+            yield _event("error", {"code": status, "message": detail})
+        except Exception:
+            log.exception("unhandled error while streaming")
+            request_id = getattr(self.request.state, "request_id", "-")
+            yield _event("error", {"code": 500, "message": INTERNAL.format(request_id=request_id)})
+
+
+def _event(name: str, data: dict[str, object]) -> ServerSentEvent:
+    return ServerSentEvent(event=name, data=json.dumps(data, ensure_ascii=False))

@@ -1,0 +1,121 @@
+"""GET /widget.js and the demo site: the ingested book's lessons, with the widget on them.
+
+Ingest the book with `--base-url http://HOST:PORT/demo` and every citation link opens the
+cited lesson and section right here, so Lectern can be tried without a docs site.
+"""
+
+import asyncio
+import html
+from pathlib import Path
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
+from markdown_it import MarkdownIt
+
+from backend.retrieval.models import Page
+from backend.retrieval.search import BookCorpus
+
+WIDGET_JS = Path(__file__).resolve().parents[2] / "widget" / "dist" / "widget.js"
+_markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/widget.js")
+async def widget_js() -> FileResponse:
+    if not WIDGET_JS.exists():
+        raise HTTPException(404, "the widget is not built: run `npm run build` in widget/")
+    return FileResponse(WIDGET_JS, media_type="text/javascript", headers={"Cache-Control": "public, max-age=300"})
+
+
+@router.get("/demo")
+@router.get("/demo/")
+async def demo_home(request: Request) -> RedirectResponse:
+    corpus = await _corpus(request)
+    first = next((p for p in corpus.pages if p.kind == "lesson"), None) or (corpus.pages or [None])[0]
+    if first is None:
+        raise HTTPException(404, "the book has no pages yet: run `lectern ingest`")
+    return RedirectResponse(_demo_path(first) or "/docs", status_code=307)
+
+
+@router.get("/demo/{path:path}")
+async def demo_page(request: Request, path: str) -> HTMLResponse:
+    corpus = await _corpus(request)
+    wanted = "/demo/" + path.strip("/")
+    page = next((p for p in corpus.pages if _demo_path(p).rstrip("/") == wanted), None)
+    if page is None:
+        raise HTTPException(404, f"no lesson at {wanted}")
+    return HTMLResponse(render_page(request, corpus, page))
+
+
+async def _corpus(request: Request) -> BookCorpus:
+    engine = request.app.state.library.engine()
+    return await asyncio.to_thread(lambda: engine.retriever.corpus)
+
+
+def _demo_path(page: Page) -> str:
+    """The page's path if it was ingested with a /demo base URL, else ""."""
+    path = page.url.split("://", 1)[-1]
+    path = "/" + path.split("/", 1)[1] if "://" in page.url and "/" in path else path
+    return path if path.startswith("/demo/") else ""
+
+
+def render_page(request: Request, corpus: BookCorpus, page: Page) -> str:
+    sections: list[str] = []
+    anchored: set[str] = set()
+    for chunk in corpus.page_chunks(page.source_path):
+        body = _markdown.render(chunk.text[chunk.overlap_chars :])
+        anchor = ""
+        if chunk.anchor and chunk.anchor not in anchored:  # a split section's first part
+            anchored.add(chunk.anchor)
+            anchor = f' id="{html.escape(chunk.anchor)}"'
+        sections.append(f"<section{anchor}>{body}</section>")
+    nav: list[str] = []
+    module = None
+    for other in corpus.pages:
+        if other.module != module:
+            module = other.module
+            nav.append(f"<h4>{html.escape(module or 'Book')}</h4>")
+        current = ' aria-current="page"' if other.source_path == page.source_path else ""
+        nav.append(f'<a href="{html.escape(_demo_path(other))}"{current}>{html.escape(other.title)}</a>')
+    settings = request.app.state.settings
+    return DEMO_TEMPLATE.format(
+        title=html.escape(page.title),
+        book=html.escape(settings.book),
+        lesson_id=html.escape(page.lesson_id),
+        nav="\n".join(nav),
+        content="\n".join(sections),
+    )
+
+
+DEMO_TEMPLATE = """<!doctype html>
+<html lang="en" data-theme="light">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} · Lectern demo</title>
+<style>
+  :root {{ color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.6; }}
+  body {{ margin: 0; display: grid; grid-template-columns: 260px 1fr; min-height: 100vh; }}
+  nav {{ padding: 1rem; border-right: 1px solid #8884; overflow-y: auto; font-size: 0.9rem; }}
+  nav a {{ display: block; padding: 0.2rem 0; color: inherit; }}
+  nav a[aria-current] {{ font-weight: 700; }}
+  main {{ padding: 1.5rem 3rem; max-width: 52rem; }}
+  pre {{ overflow-x: auto; background: #8881; padding: 0.75rem; border-radius: 6px; }}
+  table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #8886; padding: 0.3rem 0.5rem; }}
+  header.demo {{ font-size: 0.8rem; opacity: 0.7; margin-bottom: 1rem; }}
+  @media (max-width: 700px) {{ body {{ grid-template-columns: 1fr; }} nav {{ display: none; }} main {{ padding: 1rem; }} }}
+</style>
+</head>
+<body>
+<nav aria-label="Lessons">{nav}</nav>
+<main>
+<header class="demo">Lectern demo · book <code>{book}</code> · select any passage and click “Ask about this”, or use the chat button.</header>
+<article data-lesson-id="{lesson_id}">
+{content}
+</article>
+</main>
+<script src="/widget.js" defer data-api-url="" data-book-id="{book}" data-lesson-id="{lesson_id}" data-title="Ask this book"></script>
+</body>
+</html>
+"""

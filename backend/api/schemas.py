@@ -1,0 +1,63 @@
+"""Request and response bodies of the HTTP API (the contract in docs/architecture.md)."""
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from backend.agent.context import Turn
+
+MAX_QUERY = 2000
+MAX_SELECTION = 5000
+MAX_SURROUNDING = 8000
+MAX_HISTORY_TURNS = 20
+
+
+class ChatRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(max_length=MAX_QUERY, description="The reader's question.")
+    selected_text: str | None = Field(None, max_length=MAX_SELECTION)
+    surrounding_text: str | None = Field(None, max_length=MAX_SURROUNDING)
+    lesson_id: str | None = Field(None, max_length=500)
+    conversation_history: list[Turn] = Field(default_factory=list, max_length=MAX_HISTORY_TURNS)
+    conversation_id: str | None = Field(None, max_length=100, pattern=r"^[A-Za-z0-9_-]+$")
+    book: str | None = Field(None, max_length=63)
+
+    @field_validator("query")
+    @classmethod
+    def not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("query must not be empty")
+        return value.strip()
+
+
+class Source(BaseModel):
+    module: str
+    lesson: str
+    section: str
+    url: str
+    excerpt: str
+    score: float
+
+
+class ChatResponse(BaseModel):
+    response: str
+    sources: list[Source]
+    status: Literal["found", "partial", "not_found"]
+    confidence: Literal["high", "needs_review", "not_found"]
+    conversation_id: str
+    message_id: str
+    timestamp: datetime
+
+
+class FeedbackRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    message_id: str = Field(max_length=100)
+    helpful: bool
+    comment: str | None = Field(None, max_length=2000)
+
+
+class Problem(BaseModel):
+    detail: str

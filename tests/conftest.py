@@ -1,0 +1,21 @@
+"""Shared fixtures. Books are ingested once per session (see tests/support/books.py)."""
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.books import SHARED_BOOK, copy_data_dir, ingest_into
+
+
+@pytest.fixture(scope="session")
+def real_book_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shared physical-ai book, ingested once (about a minute on two cores)."""
+    data_dir = tmp_path_factory.mktemp("real-book-template")
+    ingest_into(data_dir, SHARED_BOOK, "physical-ai", base_url="http://127.0.0.1:8000/demo")
+    return data_dir
+
+
+@pytest.fixture
+def real_book(real_book_template: Path, tmp_path: Path) -> Path:
+    """A private copy of the ingested real book's data dir."""
+    return copy_data_dir(real_book_template, tmp_path / "data")

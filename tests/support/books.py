@@ -1,0 +1,42 @@
+"""Ingested books for tests: the shared real book is ingested once per test session into a
+template folder; each user gets its own copy (embedded Qdrant allows one client per folder)."""
+
+import shutil
+from pathlib import Path
+
+from qdrant_client import QdrantClient
+
+from backend.config import Settings
+from backend.retrieval.embeddings import Embedder, LocalEmbedder
+from backend.retrieval.index import BookIndex
+from ingest_scripts.pipeline import ingest
+
+SHARED_BOOK = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "physical-ai-book"
+SAMPLE_BOOK = Path(__file__).resolve().parents[2] / "sample_book"
+EVAL_QUESTIONS = SHARED_BOOK.parents[1] / "eval" / "dev.jsonl"
+
+_embedder: LocalEmbedder | None = None
+
+
+def local_embedder() -> LocalEmbedder:
+    """One model per test process (it takes seconds to load)."""
+    global _embedder
+    if _embedder is None:
+        _embedder = LocalEmbedder()
+    return _embedder
+
+
+def ingest_into(data_dir: Path, book_dir: Path, book: str, embedder: Embedder | None = None,
+                base_url: str = "") -> None:
+    settings = Settings(LECTERN_DATA_DIR=data_dir)
+    settings.qdrant_path.mkdir(parents=True, exist_ok=True)
+    client = QdrantClient(path=str(settings.qdrant_path))
+    try:
+        ingest(book_dir, book, BookIndex(client, book), embedder or local_embedder(), base_url=base_url)
+    finally:
+        client.close()
+
+
+def copy_data_dir(template: Path, target: Path) -> Path:
+    shutil.copytree(template, target)
+    return target
