@@ -1,0 +1,263 @@
+"""SQLite (aiosqlite, the default) and PostgreSQL (asyncpg, e.g. Neon) behind one interface.
+
+The two differ only in how they connect, their placeholders and their migration DDL; every
+query is written once, with `?` placeholders that the Postgres store renumbers to `$n`.
+"""
+
+import asyncio
+import json
+import re
+from abc import ABC, abstractmethod
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import asyncpg
+
+from backend.agent.context import Turn
+from backend.store.models import AskedQuestion, Feedback, FeedbackEntry, Interaction, Stats
+
+INTERACTION_COLUMNS = (
+    "message_id, conversation_id, session_id, book, question, selected_text, answer, sources, "
+    "status, confidence, latency_ms, model, created_at"
+)
+SQLITE_MIGRATIONS = [
+    f"""CREATE TABLE interactions (
+        message_id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, session_id TEXT,
+        book TEXT NOT NULL, question TEXT NOT NULL, selected_text TEXT, answer TEXT NOT NULL,
+        sources TEXT NOT NULL, status TEXT NOT NULL, confidence TEXT NOT NULL,
+        latency_ms REAL NOT NULL, model TEXT NOT NULL, created_at TEXT NOT NULL)""",
+    "CREATE INDEX interactions_conversation ON interactions (conversation_id, created_at)",
+    "CREATE INDEX interactions_book_status ON interactions (book, status, created_at)",
+    """CREATE TABLE feedback (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        message_id TEXT NOT NULL REFERENCES interactions (message_id),
+        helpful INTEGER NOT NULL, comment TEXT, created_at TEXT NOT NULL)""",
+    "CREATE INDEX feedback_message ON feedback (message_id)",
+]
+POSTGRES_MIGRATIONS = [
+    """CREATE TABLE interactions (
+        message_id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, session_id TEXT,
+        book TEXT NOT NULL, question TEXT NOT NULL, selected_text TEXT, answer TEXT NOT NULL,
+        sources JSONB NOT NULL, status TEXT NOT NULL, confidence TEXT NOT NULL,
+        latency_ms DOUBLE PRECISION NOT NULL, model TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL)""",
+    "CREATE INDEX interactions_conversation ON interactions (conversation_id, created_at)",
+    "CREATE INDEX interactions_book_status ON interactions (book, status, created_at)",
+    """CREATE TABLE feedback (
+        id BIGSERIAL PRIMARY KEY,
+        message_id TEXT NOT NULL REFERENCES interactions (message_id),
+        helpful BOOLEAN NOT NULL, comment TEXT, created_at TIMESTAMPTZ NOT NULL)""",
+    "CREATE INDEX feedback_message ON feedback (message_id)",
+]
+MIGRATION_LOCK = 7_345_120  # Postgres advisory lock id: one instance migrates at a time
+
+
+class Store(ABC):
+    """Persistence for answered questions and feedback."""
+
+    migrations: list[str]
+
+    @abstractmethod
+    async def execute(self, sql: str, *args: Any) -> None: ...
+
+    @abstractmethod
+    async def fetch(self, sql: str, *args: Any) -> list[dict[str, Any]]: ...
+
+    @abstractmethod
+    async def migrate(self) -> None: ...
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    @abstractmethod
+    def encode_time(self, value: datetime) -> Any: ...
+
+    @abstractmethod
+    def encode_json(self, value: Any) -> Any: ...
+
+    async def ping(self) -> None:
+        await self.fetch("SELECT 1 AS ok")
+
+    async def record_interaction(self, item: Interaction) -> None:
+        values = item.model_dump()
+        values["sources"] = self.encode_json(values["sources"])
+        values["created_at"] = self.encode_time(item.created_at)
+        placeholders = ", ".join("?" for _ in values)
+        await self.execute(
+            f"INSERT INTO interactions ({INTERACTION_COLUMNS}) VALUES ({placeholders}) "
+            "ON CONFLICT (message_id) DO NOTHING",
+            *values.values(),
+        )
+
+    async def record_feedback(self, item: Feedback) -> bool:
+        """False when no answer has that message id."""
+        known = await self.fetch("SELECT 1 AS ok FROM interactions WHERE message_id = ?", item.message_id)
+        if not known:
+            return False
+        await self.execute(
+            "INSERT INTO feedback (message_id, helpful, comment, created_at) VALUES (?, ?, ?, ?)",
+            item.message_id, item.helpful, item.comment, self.encode_time(item.created_at),
+        )
+        return True
+
+    async def get_interaction(self, message_id: str) -> Interaction | None:
+        rows = await self.fetch(
+            f"SELECT {INTERACTION_COLUMNS} FROM interactions WHERE message_id = ?", message_id
+        )
+        return _interaction(rows[0]) if rows else None
+
+    async def history(self, conversation_id: str, exchanges: int = 5) -> list[Turn]:
+        """The conversation's latest exchanges, oldest first, as turns."""
+        rows = await self.fetch(
+            "SELECT question, answer FROM interactions WHERE conversation_id = ? "
+            "ORDER BY created_at DESC LIMIT ?",
+            conversation_id, exchanges,
+        )
+        turns: list[Turn] = []
+        for row in reversed(rows):
+            turns += [Turn(role="user", content=row["question"]), Turn(role="assistant", content=row["answer"])]
+        return turns
+
+    async def stats(self, book: str) -> Stats:
+        rows = await self.fetch(
+            "SELECT COUNT(*) AS questions, "
+            "COALESCE(SUM(CASE WHEN status = 'not_found' THEN 1 ELSE 0 END), 0) AS not_found "
+            "FROM interactions WHERE book = ?",
+            book,
+        )
+        votes = await self.fetch(
+            "SELECT COALESCE(SUM(CASE WHEN f.helpful THEN 1 ELSE 0 END), 0) AS helpful, "
+            "COALESCE(SUM(CASE WHEN f.helpful THEN 0 ELSE 1 END), 0) AS unhelpful "
+            "FROM feedback f JOIN interactions i ON i.message_id = f.message_id WHERE i.book = ?",
+            book,
+        )
+        return Stats(**rows[0], **votes[0])
+
+    async def top_questions(self, book: str, limit: int = 20, unanswered: bool = False) -> list[AskedQuestion]:
+        """Most asked questions (same text, case-insensitive), optionally only unanswered ones."""
+        status = "AND status = 'not_found' " if unanswered else ""
+        rows = await self.fetch(
+            "SELECT MIN(question) AS question, COUNT(*) AS times, MAX(created_at) AS last_asked "
+            f"FROM interactions WHERE book = ? {status}GROUP BY LOWER(question) "
+            "ORDER BY times DESC, last_asked DESC LIMIT ?",
+            book, limit,
+        )
+        return [AskedQuestion(**row) for row in rows]
+
+    async def feedback(self, book: str, limit: int = 20) -> list[FeedbackEntry]:
+        rows = await self.fetch(
+            "SELECT i.question, i.answer, f.helpful, f.comment, f.created_at FROM feedback f "
+            "JOIN interactions i ON i.message_id = f.message_id WHERE i.book = ? "
+            "ORDER BY f.created_at DESC LIMIT ?",
+            book, limit,
+        )
+        return [FeedbackEntry(**row) for row in rows]
+
+
+class SQLiteStore(Store):
+    migrations = SQLITE_MIGRATIONS
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._db: aiosqlite.Connection | None = None
+        self._lock = asyncio.Lock()
+
+    async def _connection(self) -> aiosqlite.Connection:
+        if self._db is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = await aiosqlite.connect(self.path)
+            self._db.row_factory = aiosqlite.Row
+            await self._db.execute("PRAGMA journal_mode=WAL")
+            await self._db.execute("PRAGMA foreign_keys=ON")
+        return self._db
+
+    async def execute(self, sql: str, *args: Any) -> None:
+        async with self._lock:
+            db = await self._connection()
+            await db.execute(sql, args)
+            await db.commit()
+
+    async def fetch(self, sql: str, *args: Any) -> list[dict[str, Any]]:
+        db = await self._connection()
+        async with db.execute(sql, args) as cursor:
+            return [dict(row) for row in await cursor.fetchall()]
+
+    async def migrate(self) -> None:
+        await self.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        async with self._lock:
+            db = await self._connection()
+            await db.execute("BEGIN IMMEDIATE")
+            async with db.execute("SELECT MAX(version) FROM schema_version") as cursor:
+                row = await cursor.fetchone()
+            current = (row[0] if row else None) or 0
+            for version, step in enumerate(self.migrations[current:], start=current + 1):
+                await db.execute(step)
+                await db.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+            await db.commit()
+
+    async def close(self) -> None:
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
+
+    def encode_time(self, value: datetime) -> str:
+        return value.astimezone(UTC).isoformat()
+
+    def encode_json(self, value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+
+class PostgresStore(Store):
+    migrations = POSTGRES_MIGRATIONS
+
+    def __init__(self, url: str):
+        self.url = url
+        self._pool: asyncpg.Pool | None = None
+
+    async def _acquire_pool(self) -> asyncpg.Pool:
+        if self._pool is None:
+            self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=10, timeout=5)
+        return self._pool
+
+    async def execute(self, sql: str, *args: Any) -> None:
+        pool = await self._acquire_pool()
+        await pool.execute(_numbered(sql), *args)
+
+    async def fetch(self, sql: str, *args: Any) -> list[dict[str, Any]]:
+        pool = await self._acquire_pool()
+        return [dict(row) for row in await pool.fetch(_numbered(sql), *args)]
+
+    async def migrate(self) -> None:
+        pool = await self._acquire_pool()
+        async with pool.acquire() as connection, connection.transaction():
+            await connection.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
+            await connection.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            current = await connection.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version")
+            for version, step in enumerate(self.migrations[current:], start=current + 1):
+                await connection.execute(step)
+                await connection.execute("INSERT INTO schema_version (version) VALUES ($1)", version)
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+
+    def encode_time(self, value: datetime) -> datetime:
+        return value.astimezone(UTC)
+
+    def encode_json(self, value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+
+def _numbered(sql: str) -> str:
+    """`?` placeholders → `$1`, `$2`, … (no query here has a literal question mark)."""
+    counter = iter(range(1, 1000))
+    return re.sub(r"\?", lambda _: f"${next(counter)}", sql)
+
+
+def _interaction(row: dict[str, Any]) -> Interaction:
+    if isinstance(row["sources"], str):
+        row["sources"] = json.loads(row["sources"])
+    return Interaction.model_validate(row)
