@@ -91,7 +91,7 @@ def ask(
         raise fail(str(exc)) from None
     out = Console()
     if json_output:
-        out.print_json(answer.model_dump_json())
+        typer.echo(answer.model_dump_json(indent=2))
         return
     out.print(Markdown(answer.text))
     for c in answer.citations:
@@ -124,7 +124,7 @@ def evaluate(
     report = score(loaded, results)
     console = Console()
     if json_output:
-        console.print_json(json.dumps(report))
+        typer.echo(json.dumps(report, indent=2))
         return
     metric_names = sorted({m for metrics in report.values() for m in metrics} - {"questions"})
     table = Table("kind", "n", *metric_names, title=f"{retrieval} retrieval")

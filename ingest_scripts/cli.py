@@ -1,5 +1,6 @@
 """`lectern ingest`: index a Docusaurus docs folder."""
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -13,9 +14,9 @@ from backend.retrieval.embeddings import EmbeddingError, make_embedder
 from backend.retrieval.index import BookIndex, IndexUnavailable, open_client, validate_book_id
 from ingest_scripts.manifest import Manifest
 from ingest_scripts.markdown import FrontMatterError, estimate_tokens
-from ingest_scripts.pipeline import IngestError, IngestReport, ingest, plan_book
+from ingest_scripts.pipeline import BookPlan, IngestError, IngestReport, ingest, plan_book
 
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)
 
 
 def fail(message: str) -> typer.Exit:
@@ -42,15 +43,9 @@ def ingest_command(
     try:
         validate_book_id(book)
         loaded_manifest = Manifest.load(manifest) if manifest else None
+        plan = plan_book(path, book, base_url, loaded_manifest)
         if dry_run:
-            plan = plan_book(path, book, base_url, loaded_manifest)
-            if json_output:
-                out.print_json(data=[c.model_dump() | {"tokens": estimate_tokens(c.text)} for c in plan.chunks])
-                return
-            table = Table("source", "section", "tokens", "url", title=f"{len(plan.chunks)} chunks")
-            for chunk in plan.chunks:
-                table.add_row(chunk.source_path, chunk.section or "(top)", str(estimate_tokens(chunk.text)), chunk.url)
-            out.print(table)
+            print_plan(out, plan, json_output)
             return
         index = BookIndex(open_client(settings), book)
         embedder = make_embedder(settings)
@@ -60,15 +55,25 @@ def ingest_command(
         ) as progress:
             task = progress.add_task("embed", total=None)
             report = ingest(
-                path, book, index, embedder, base_url=base_url, manifest=loaded_manifest,
+                plan, index, embedder,
                 on_progress=lambda done, total: progress.update(task, completed=done, total=total),
             )
     except (IngestError, FrontMatterError, IndexUnavailable, EmbeddingError, ValueError) as exc:
         raise fail(str(exc)) from None
     if json_output:
-        out.print_json(report.model_dump_json())
+        typer.echo(report.model_dump_json(indent=2))
     else:
         print_summary(out, report)
+
+
+def print_plan(out: Console, plan: BookPlan, json_output: bool) -> None:
+    if json_output:
+        typer.echo(json.dumps([c.model_dump() | {"tokens": estimate_tokens(c.text)} for c in plan.chunks], indent=2))
+        return
+    table = Table("source", "section", "tokens", "url", title=f"{len(plan.chunks)} chunks")
+    for chunk in plan.chunks:
+        table.add_row(chunk.source_path, chunk.section or "(top)", str(estimate_tokens(chunk.text)), chunk.url)
+    out.print(table)
 
 
 def print_summary(out: Console, report: IngestReport) -> None:

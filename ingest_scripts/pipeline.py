@@ -136,17 +136,15 @@ def plan_book(
 
 
 def ingest(
-    root: Path,
-    book: str,
+    plan: BookPlan,
     index: BookIndex,
     embedder: Embedder,
-    *,
-    base_url: str = "",
-    manifest: Manifest | None = None,
     on_progress: ProgressCallback | None = None,
 ) -> IngestReport:
+    """Publishes `plan` (from plan_book) as the book's new index, re-using the vectors of
+    unchanged chunks; does nothing at all when nothing changed."""
     started = time.perf_counter()
-    plan = plan_book(root, book, base_url, manifest)
+    book = index.book
     pages = {page.source_path: page for page in plan.pages}
 
     previous = index.metadata()

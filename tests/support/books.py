@@ -9,7 +9,7 @@ from qdrant_client import QdrantClient
 from backend.config import Settings
 from backend.retrieval.embeddings import Embedder, LocalEmbedder
 from backend.retrieval.index import BookIndex
-from ingest_scripts.pipeline import ingest
+from ingest_scripts.pipeline import ingest, plan_book
 
 SHARED_BOOK = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "physical-ai-book"
 SAMPLE_BOOK = Path(__file__).resolve().parents[2] / "sample_book"
@@ -32,7 +32,8 @@ def ingest_into(data_dir: Path, book_dir: Path, book: str, embedder: Embedder | 
     settings.qdrant_path.mkdir(parents=True, exist_ok=True)
     client = QdrantClient(path=str(settings.qdrant_path))
     try:
-        ingest(book_dir, book, BookIndex(client, book), embedder or local_embedder(), base_url=base_url)
+        plan = plan_book(book_dir, book, base_url)
+        ingest(plan, BookIndex(client, book), embedder or local_embedder())
     finally:
         client.close()
 
