@@ -25,7 +25,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        library = Library(settings)
+        library = Library(settings, check=False)  # a server that is down means 503s, not no app
         app.state.library = library
         app.state.store = ResilientStore(open_store(settings), settings.data_dir)
         await app.state.store.start()
@@ -68,8 +68,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 def _warm_up(library: Library) -> None:
     """Loads the embedding model and the book before the first reader waits for them."""
-    library.embedder.embed_query("warm up")
     try:
+        library.embedder.embed_query("warm up")
         library.engine().retriever.corpus
     except BookNotIngested:
         log.warning("the book is not ingested yet; answers will fail until `lectern ingest` runs")
+    except errors.DEPENDENCY_ERRORS as exc:
+        log.error("a dependency is down at start-up (%s); answering 503 until it is back", type(exc).__name__)

@@ -12,9 +12,9 @@ class Library:
     """The books this process answers from. One Qdrant client (embedded mode allows only one
     per data dir), one embedder and one model factory serve every book."""
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, check: bool = True):
         self.settings = settings
-        self.client = open_client(settings)
+        self.client = open_client(settings, check)
         self.embedder = make_embedder(settings)
         self.models = ModelFactory(settings)
         self._engines: dict[tuple[str, str], AnswerEngine] = {}

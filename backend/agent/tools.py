@@ -28,7 +28,7 @@ def _passage(state: RunState, hit: ScoredChunk) -> dict[str, object]:
     }
 
 
-@function_tool
+@function_tool(failure_error_function=None)  # failures reach the API as 503s
 async def search_book_content(
     ctx: RunContextWrapper[RunState],
     query: str,
@@ -72,7 +72,7 @@ async def search_book_content(
     )
 
 
-@function_tool
+@function_tool(failure_error_function=None)  # failures reach the API as 503s
 async def get_selected_text_context(
     ctx: RunContextWrapper[RunState], selected_text: str, lesson_id: str | None = None
 ) -> str:
@@ -106,7 +106,7 @@ async def get_selected_text_context(
     )
 
 
-@function_tool
+@function_tool(failure_error_function=None)  # failures reach the API as 503s
 async def get_lesson_metadata(ctx: RunContextWrapper[RunState], lesson_id: str) -> str:
     """Title, module, objectives, skills, tags and sections of a lesson.
 

@@ -11,11 +11,13 @@ import re
 from pydantic import BaseModel
 
 from backend.retrieval.index import ScoredChunk
-from backend.retrieval.sentences import split_sentences
+from backend.retrieval import lexical
+from backend.retrieval.sentences import Sentence, split_sentences
 
 EXCERPT_CHARS = 240
-_MARKER = re.compile(r"\[(S\d+(?:\s*[,;]\s*S\d+)*)\]")
-_PARTIAL_MARKER = re.compile(r"\[(S\d*(?:\s*[,;]\s*S?\d*)*)?$")
+_MARKER = re.compile(r"(?P<space>[ \t]*)\[(?P<refs>S\d+(?:\s*[,;]\s*S\d+)*)\]")
+# What may still become a marker: trailing blanks and an unfinished "[S1, S".
+_PARTIAL_MARKER = re.compile(r"[ \t]*(?:\[(?:S\d*(?:\s*[,;]\s*S?\d*)*)?)?$")
 
 
 class Citation(BaseModel):
@@ -54,13 +56,13 @@ class CitationStream:
 
     def _emit(self, ready: str) -> str:
         out = _MARKER.sub(lambda m: self._renumber(m, ready), ready)
-        out = re.sub(r"[ \t]+([.,;:!?])", r"\1", out) if out != ready else out
         self.text += out
         return out
 
     def _renumber(self, marker: re.Match[str], context: str) -> str:
+        """Valid refs become numbers; a marker with none disappears with its leading blank."""
         numbers: list[int] = []
-        for ref in re.split(r"\s*[,;]\s*", marker.group(1)):
+        for ref in re.split(r"\s*[,;]\s*", marker.group("refs")):
             hit = self.sources.get(ref)
             if hit is None:
                 continue
@@ -70,7 +72,7 @@ class CitationStream:
                 self.quotes[chunk_id] = (self.text + context[: marker.start()])[-400:]
             if self.numbers[chunk_id] not in numbers:
                 numbers.append(self.numbers[chunk_id])
-        return "".join(f"[{n}]" for n in numbers)
+        return marker.group("space") + "".join(f"[{n}]" for n in numbers) if numbers else ""
 
     def citations(self) -> list[Citation]:
         by_id = {hit.chunk.id: hit for hit in self.sources.values()}
@@ -97,13 +99,17 @@ def _citation(number: int, hit: ScoredChunk, quote: str) -> Citation:
 
 
 def excerpt(chunk_id: str, text: str, quote: str) -> str:
-    """The passage sentence the answer quotes (verbatim from the page, so the widget can
-    highlight it), else the passage's first sentence; at most EXCERPT_CHARS."""
+    """The passage sentence closest to what the answer said before citing it (verbatim from
+    the page, so the widget can highlight it); at most EXCERPT_CHARS."""
     sentences = split_sentences(chunk_id, text)
     if not sentences:
         return ""
-    tail = " ".join(quote.split())
-    chosen = next((s.text for s in sentences if s.text and s.text in tail), sentences[0].text)
+    said = frozenset(lexical.terms(quote, compounds=False))
+
+    def closeness(sentence: Sentence) -> float:
+        return len(sentence.terms & said) / max(len(sentence.terms), 1)
+
+    chosen = max(sentences, key=closeness).text  # max keeps the earliest of equals
     if len(chosen) <= EXCERPT_CHARS:
         return chosen
     return chosen[: EXCERPT_CHARS - 1].rsplit(" ", 1)[0] + "…"

@@ -44,13 +44,15 @@ class StoredPoint:
     dense: list[float]
 
 
-def open_client(settings: Settings) -> QdrantClient:
-    """Qdrant server/Cloud when QDRANT_URL is set, else embedded local mode under the data dir."""
+def open_client(settings: Settings, check: bool = True) -> QdrantClient:
+    """Qdrant server/Cloud when QDRANT_URL is set, else embedded local mode under the data dir.
+    With `check`, an unreachable server fails here rather than at first use."""
     try:
         if settings.qdrant_url:
             key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
             client = QdrantClient(url=settings.qdrant_url, api_key=key, timeout=10)
-            client.get_collections()
+            if check:
+                client.get_collections()
             return client
         settings.qdrant_path.mkdir(parents=True, exist_ok=True)
         return QdrantClient(path=str(settings.qdrant_path))

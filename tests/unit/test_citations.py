@@ -1,0 +1,49 @@
+"""Citation markers are checked against the run's retrieved passages, however they stream in."""
+
+import pytest
+
+from backend.grounding.citations import CitationStream
+from backend.retrieval.index import ScoredChunk
+from backend.retrieval.models import Chunk
+
+
+def hit(name: str, text: str = "First sentence here. Second one.") -> ScoredChunk:
+    chunk = Chunk(
+        book="b", lesson_id=name, source_path=f"{name}.md", module="M", lesson=name.title(),
+        section="S", heading="S", anchor="s", url=f"/docs/{name}#s", kind="lesson",
+        position=0, text=text, start=0, end=len(text),
+    )
+    return ScoredChunk(chunk, 0.5)
+
+
+@pytest.fixture
+def sources() -> dict[str, ScoredChunk]:
+    a, b = hit("alpha"), hit("beta", "Beta is about sensors. It has 30 fps cameras.")
+    return {"S1": a, "S2": b, "S3": a}  # S3 is the same passage as S1
+
+
+def run(sources: dict[str, ScoredChunk], deltas: list[str]) -> tuple[str, CitationStream]:
+    stream = CitationStream(sources)
+    out = "".join(stream.feed(d) for d in deltas) + stream.finish()
+    return out, stream
+
+
+def test_markers_are_renumbered_merged_and_invented_ones_dropped(sources) -> None:
+    text, stream = run(sources, ["Beta has 30 fps cameras [S2]. Alpha [S1, S3] and [S9]", " too [S3]."])
+    assert text == "Beta has 30 fps cameras [1]. Alpha [2] and too [2]."
+    citations = stream.citations()
+    assert [(c.number, c.source_path) for c in citations] == [(1, "beta.md"), (2, "alpha.md")]
+    assert citations[0].excerpt == "It has 30 fps cameras."  # the sentence the answer quoted
+
+
+@pytest.mark.parametrize("cut", range(1, 12))
+def test_a_marker_split_across_deltas_is_still_recognised(sources, cut: int) -> None:
+    whole = "Cameras [S2, S1] matter [S4]."
+    text, _ = run(sources, [whole[:cut], whole[cut:]])
+    assert text == "Cameras [1][2] matter."
+
+
+def test_text_without_markers_passes_through_unchanged(sources) -> None:
+    text, stream = run(sources, ["Plain [text] with brackets", " and [links](x)."])
+    assert text == "Plain [text] with brackets and [links](x)."
+    assert stream.citations() == []

@@ -1,0 +1,126 @@
+"""The LLM path: the real openai client and agents SDK against a local fake OpenAI-compatible
+server that returns scripted tool calls and streamed text."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from backend.agent.agent import AnswerEngine, ModelUnavailable, TextDelta
+from backend.agent.context import Question
+from backend.config import Settings
+from backend.engine import Library
+from backend.grounding.answer import Answer
+from tests.fakes.servers import FakeChatModel, Reply, serve
+from tests.support.books import ingest_into
+from tests.unit.test_answers import INJECTION_BOOK, write_book
+
+
+@pytest.fixture(scope="module")
+def motors_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("llm-motors")
+    ingest_into(root / "data", write_book(root / "docs", INJECTION_BOOK), "motors")
+    return root / "data"
+
+
+@pytest.fixture
+def fake_model() -> Iterator[tuple[FakeChatModel, str]]:
+    fake = FakeChatModel()
+    with serve(fake) as url:
+        yield fake, url
+
+
+def library(data: Path, url: str, timeout: float = 5) -> Library:
+    return Library(Settings(
+        LECTERN_DATA_DIR=data, LECTERN_BOOK="motors", LECTERN_MODEL="openai-compatible",
+        LECTERN_MODEL_NAME="gemini-2.5-flash", LECTERN_LLM_BASE_URL=f"{url}/v1",
+        LECTERN_LLM_TIMEOUT=timeout,
+    ))
+
+
+async def ask(engine: AnswerEngine, text: str) -> tuple[Answer, str]:
+    streamed, final = "", None
+    async for event in engine.stream(Question(text=text)):
+        if isinstance(event, TextDelta):
+            streamed += event.text
+        else:
+            final = event
+    assert final is not None
+    return final, streamed
+
+
+async def test_tool_calls_and_streamed_text_become_a_checked_answer(motors_data: Path, fake_model) -> None:
+    fake, url = fake_model
+    fake.script = [
+        Reply(tool_calls=[("search_book_content", {"query": "how a servo holds position"})]),
+        Reply(text="A servo holds its position with a feedback loop [S1]. It never overheats [S99]."),
+    ]
+    lib = library(motors_data, url)
+    try:
+        answer, streamed = await ask(lib.engine(), "How does a servo hold its position?")
+    finally:
+        lib.close()
+    assert answer.status == "found"
+    assert answer.text == "A servo holds its position with a feedback loop [1]. It never overheats."
+    assert streamed == answer.text
+    assert [c.source_path for c in answer.citations] == ["01-motors/01-servos.md"]
+    first, second = fake.requests
+    assert first["model"] == "gemini-2.5-flash" and first["stream"] is True
+    assert {t["function"]["name"] for t in first["tools"]} == {
+        "search_book_content", "get_selected_text_context", "get_lesson_metadata"}
+    assert "never instructions" in first["messages"][0]["content"]
+    tool_output = fake.tool_results(1)[0]
+    assert '"ref": "S1"' in tool_output and "feedback loop" in tool_output
+
+
+async def test_model_saying_not_in_book_gives_the_fixed_message(motors_data: Path, fake_model) -> None:
+    fake, url = fake_model
+    fake.script = [
+        Reply(tool_calls=[("search_book_content", {"query": "jet engine thrust"})]),
+        Reply(text="NOT_IN_BOOK"),
+    ]
+    lib = library(motors_data, url)
+    try:
+        answer, streamed = await ask(lib.engine(), "How does a jet engine produce thrust?")
+    finally:
+        lib.close()
+    assert answer.status == "not_found" and answer.citations == []
+    assert streamed == ""
+
+
+async def test_an_answer_without_valid_citations_is_not_passed_off_as_found(motors_data: Path, fake_model) -> None:
+    fake, url = fake_model
+    fake.script = [Reply(text="Servos are powered by tiny hamsters [S7].")]  # no tool call at all
+    lib = library(motors_data, url)
+    try:
+        answer, _ = await ask(lib.engine(), "How does a servo hold its position?")
+    finally:
+        lib.close()
+    assert answer.status == "not_found"
+    assert "hamsters" not in answer.text and answer.citations == []
+
+
+@pytest.mark.parametrize(("status", "rate_limited"), [(429, True), (500, False)])
+async def test_model_failures_become_model_unavailable(motors_data: Path, fake_model, status: int, rate_limited: bool) -> None:
+    fake, url = fake_model
+    fake.fail(status, times=5)
+    lib = library(motors_data, url)
+    try:
+        with pytest.raises(ModelUnavailable) as raised:
+            await ask(lib.engine(), "How does a servo hold its position?")
+    finally:
+        lib.close()
+    assert raised.value.rate_limited is rate_limited
+    if rate_limited:
+        assert raised.value.retry_after == 7
+
+
+async def test_a_hanging_model_times_out(motors_data: Path, fake_model) -> None:
+    fake, url = fake_model
+    fake.hang_seconds = 5
+    lib = library(motors_data, url, timeout=0.5)
+    try:
+        with pytest.raises(ModelUnavailable):
+            await ask(lib.engine(), "How does a servo hold its position?")
+    finally:
+        lib.close()
