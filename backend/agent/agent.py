@@ -23,6 +23,7 @@ from backend.retrieval.search import Retriever
 MAX_TURNS = 6
 VAGUE_SHARE = 0.3  # a word found in this share of passages names no particular topic
 VAGUE_TERMS = 2  # questions of at most this many such words are too broad to answer
+VAGUE_MIN_PASSAGES = 50  # below this, word frequencies say little about specificity
 
 
 class ModelUnavailable(RuntimeError):
@@ -117,7 +118,9 @@ class AnswerEngine:
             return False
         corpus = self.retriever.corpus
         terms = set(lexical.terms(question.text, compounds=False))
-        total = max(len(corpus.chunks), 1)
+        total = len(corpus.chunks)
+        if total < VAGUE_MIN_PASSAGES:
+            return False
         return len(terms) <= VAGUE_TERMS and all(
             corpus.df.get(t, 0) / total >= VAGUE_SHARE for t in terms
         )

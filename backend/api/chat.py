@@ -1,5 +1,6 @@
 """POST /api/chat/query and POST /api/chat/stream."""
 
+import asyncio
 import json
 import logging
 import time
@@ -77,6 +78,8 @@ class Turn:
     @classmethod
     async def start(cls, request: Request, body: ChatRequest) -> "Turn":
         engine = request.app.state.library.engine(body.book)
+        # Fails fast (503/404) while a plain HTTP error can still be sent, before any stream.
+        await asyncio.to_thread(lambda: engine.retriever.corpus)
         history = body.conversation_history
         if not history and body.conversation_id:
             history = await request.app.state.store.history(body.conversation_id)

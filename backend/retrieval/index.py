@@ -50,7 +50,9 @@ def open_client(settings: Settings, check: bool = True) -> QdrantClient:
     try:
         if settings.qdrant_url:
             key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
-            client = QdrantClient(url=settings.qdrant_url, api_key=key, timeout=10)
+            client = QdrantClient(
+                url=settings.qdrant_url, api_key=key, timeout=10, check_compatibility=False
+            )
             if check:
                 client.get_collections()
             return client
