@@ -1,0 +1,38 @@
+/** Text selections on the host page: when to offer "Ask about this", and the context to send. */
+
+export const MIN_SELECTION = 10;
+export const MAX_CONTEXT = 1500;
+const BLOCKS = "p, li, td, th, pre, blockquote, h1, h2, h3, h4, h5, h6, dd, figcaption";
+
+export function selectionText(selection: Selection | null): string {
+  return (selection?.toString() ?? "").replace(/\s+/g, " ").trim();
+}
+
+export function shouldOffer(selection: Selection | null, widgetHost: Element): boolean {
+  if (!selection || selection.rangeCount === 0 || selection.isCollapsed) return false;
+  if (selectionText(selection).length < MIN_SELECTION) return false;
+  const node = selection.getRangeAt(0).commonAncestorContainer;
+  const element = node instanceof Element ? node : node.parentElement;
+  return !!element && !widgetHost.contains(element) && element !== widgetHost;
+}
+
+/** The block holding the selection plus the blocks before and after it, capped. */
+export function surroundingText(selection: Selection): string {
+  const node = selection.getRangeAt(0).commonAncestorContainer;
+  const start = node instanceof Element ? node : node.parentElement;
+  const block = start?.closest(BLOCKS) ?? start;
+  if (!block) return "";
+  const parts = [block.previousElementSibling, block, block.nextElementSibling]
+    .map((el) => (el?.textContent ?? "").replace(/\s+/g, " ").trim())
+    .filter(Boolean);
+  const text = parts.join("\n\n");
+  return text.length > MAX_CONTEXT ? text.slice(0, MAX_CONTEXT) : text;
+}
+
+/** A link that opens the cited page, scrolls to the section and highlights the passage. */
+export function citationHref(url: string, excerpt: string): string {
+  const words = excerpt.replace(/[…]+$/, "").split(/\s+/).filter(Boolean).slice(0, 8).join(" ");
+  if (!words) return url;
+  const fragment = `:~:text=${encodeURIComponent(words).replace(/-/g, "%2D")}`;
+  return url.includes("#") ? `${url}${fragment}` : `${url}#${fragment}`;
+}

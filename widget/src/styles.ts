@@ -1,0 +1,59 @@
+/** The widget's CSS, scoped by its Shadow DOM. */
+
+export function styles(accent: string): string {
+  return `
+:host { all: initial; }
+.root { --accent: ${accent}; --bg: #ffffff; --fg: #1c1e21; --muted: #5f6368; --border: #d0d7de;
+  --bubble: #f3f4f6; --focus: 0 0 0 3px color-mix(in srgb, var(--accent) 45%, transparent);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); }
+.root[data-theme="dark"] { --bg: #1b1b1d; --fg: #e3e3e3; --muted: #a8abb0; --border: #3a3d41; --bubble: #2a2b2e; }
+button { font: inherit; cursor: pointer; min-height: 44px; min-width: 44px; border-radius: 8px; }
+button:focus-visible, textarea:focus-visible, a:focus-visible { outline: none; box-shadow: var(--focus); }
+.launcher { position: fixed; bottom: 20px; z-index: 2147483000; width: 56px; height: 56px; border-radius: 50%;
+  border: 0; background: var(--accent); color: #fff; box-shadow: 0 4px 14px rgba(0,0,0,.25); font-size: 24px; }
+.root[data-position="right"] .launcher, .root[data-position="right"] .panel { right: 20px; }
+.root[data-position="left"] .launcher, .root[data-position="left"] .panel { left: 20px; }
+.panel { position: fixed; bottom: 88px; z-index: 2147483001; width: min(400px, calc(100vw - 40px));
+  height: min(600px, calc(100vh - 120px)); display: flex; flex-direction: column; background: var(--bg);
+  color: var(--fg); border: 1px solid var(--border); border-radius: 14px; box-shadow: 0 12px 40px rgba(0,0,0,.25); overflow: hidden; }
+.panel[hidden], .tooltip[hidden] { display: none; }
+header { display: flex; align-items: center; gap: 4px; padding: 6px 8px 6px 14px; border-bottom: 1px solid var(--border); }
+header h2 { flex: 1; margin: 0; font-size: 16px; }
+.icon { background: transparent; border: 0; color: var(--fg); }
+.messages { flex: 1; overflow-y: auto; padding: 12px; display: flex; flex-direction: column; gap: 12px; }
+.msg { max-width: 92%; padding: 8px 12px; border-radius: 12px; background: var(--bubble); overflow-wrap: anywhere; }
+.msg.user { align-self: flex-end; background: var(--accent); color: #fff; }
+.msg.error { background: #fdecea; color: #8a1c12; }
+.msg p { margin: 0 0 8px; } .msg p:last-child { margin-bottom: 0; }
+.msg pre { overflow-x: auto; background: rgba(0,0,0,.06); padding: 8px; border-radius: 6px; }
+.msg a { color: inherit; }
+.quote { border-left: 3px solid currentColor; padding-left: 8px; margin-bottom: 6px; opacity: .9; font-size: 13px; }
+.citations { margin: 8px 0 0; padding: 0; list-style: none; font-size: 13px; }
+.citations li { margin-top: 4px; }
+.citations a { color: var(--accent); }
+.meta { display: flex; align-items: center; gap: 4px; margin-top: 6px; flex-wrap: wrap; }
+.badge { font-size: 12px; padding: 2px 8px; border-radius: 999px; border: 1px solid var(--border); color: var(--muted); }
+.badge.high { color: #1a7f37; border-color: #1a7f37; } .badge.needs_review { color: #9a6700; border-color: #9a6700; }
+.meta button { background: transparent; border: 1px solid transparent; color: var(--muted); }
+.meta button[aria-pressed="true"] { border-color: var(--accent); color: var(--accent); }
+.typing { align-self: flex-start; color: var(--muted); font-size: 13px; }
+.starters { display: flex; flex-direction: column; gap: 6px; }
+.starters button { text-align: left; background: transparent; border: 1px solid var(--border); color: var(--fg); padding: 8px 12px; }
+form { border-top: 1px solid var(--border); padding: 8px; display: flex; flex-direction: column; gap: 6px; }
+.pending-quote { display: flex; gap: 6px; align-items: flex-start; font-size: 13px; color: var(--muted); }
+.pending-quote q { flex: 1; max-height: 60px; overflow: hidden; }
+.row { display: flex; gap: 6px; align-items: flex-end; }
+textarea { flex: 1; resize: none; min-height: 44px; max-height: 120px; padding: 10px; border-radius: 8px;
+  border: 1px solid var(--border); background: var(--bg); color: var(--fg); font: inherit; }
+.send { background: var(--accent); color: #fff; border: 0; padding: 0 14px; }
+.send:disabled { opacity: .5; cursor: not-allowed; }
+.counter { font-size: 12px; color: var(--muted); text-align: right; }
+.counter.over { color: #cf222e; }
+.tooltip { position: fixed; z-index: 2147483002; background: var(--accent); color: #fff; border: 0; padding: 0 12px;
+  box-shadow: 0 2px 8px rgba(0,0,0,.25); }
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+@media (max-width: 600px) {
+  .panel { inset: 0 !important; width: 100vw; height: 100vh; border-radius: 0; border: 0; }
+}
+`;
+}

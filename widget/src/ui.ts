@@ -1,0 +1,356 @@
+/** The widget: launcher, chat panel and selection tooltip, inside a Shadow DOM. */
+
+import { ChatError, sendFeedback, streamChat } from "./api";
+import { renderMarkdown } from "./markdown";
+import { citationHref, selectionText, shouldOffer, surroundingText } from "./selection";
+import { History, randomId, storageOrNull, type Citation, type Message } from "./storage";
+import { styles } from "./styles";
+
+export interface Options {
+  apiUrl: string;
+  bookId?: string;
+  title: string;
+  accent: string;
+  position: "left" | "right";
+  lessonId?: string;
+  starterQuestions: string[];
+}
+
+const MAX_QUERY = 2000;
+const COUNTER_FROM = 1800;
+const HISTORY_TURNS = 10;
+
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
+  node.append(...children);
+  return node;
+}
+
+export class Widget {
+  readonly host: HTMLElement;
+  private readonly root: HTMLElement;
+  private readonly launcher: HTMLButtonElement;
+  private readonly panel: HTMLElement;
+  private readonly list: HTMLElement;
+  private readonly input: HTMLTextAreaElement;
+  private readonly send: HTMLButtonElement;
+  private readonly counter: HTMLElement;
+  private readonly pendingQuote: HTMLElement;
+  private readonly tooltip: HTMLButtonElement;
+  private readonly status: HTMLElement;
+  private readonly history: History;
+  private readonly session: Storage | null;
+  private readonly sessionId: string;
+  private conversationId: string;
+  private messages: Message[];
+  private selection: { text: string; context: string } | null = null;
+  private busy: AbortController | null = null;
+
+  constructor(private readonly options: Options) {
+    this.session = storageOrNull("sessionStorage");
+    this.history = new History(storageOrNull("localStorage"));
+    this.sessionId = this.remember("lectern:session", randomId);
+    this.conversationId = this.remember("lectern:conversation", randomId);
+    this.messages = this.history.load(this.conversationId);
+
+    this.host = el("div", { id: "lectern-widget" });
+    const shadow = this.host.attachShadow({ mode: "open" });
+    this.root = el("div", { class: "root", "data-position": options.position });
+    shadow.append(el("style", {}, styles(options.accent)), this.root);
+
+    this.launcher = el("button", { class: "launcher", "data-testid": "launcher", "aria-label": `Open ${options.title}`, "aria-expanded": "false" }, "💬");
+    const titleId = "lectern-title";
+    const close = el("button", { class: "icon", "data-testid": "close", "aria-label": "Close chat" }, "✕");
+    const newChat = el("button", { class: "icon", "data-testid": "new-chat", "aria-label": "New chat" }, "＋");
+    this.list = el("div", { class: "messages", role: "log", "aria-label": "Conversation" });
+    this.status = el("div", { class: "sr-only", "aria-live": "polite" });
+    this.input = el("textarea", { "data-testid": "input", rows: "1", "aria-label": "Your question", placeholder: "Ask about this book…", maxlength: String(MAX_QUERY) });
+    this.send = el("button", { class: "send", type: "submit", "data-testid": "send", "aria-label": "Send question" }, "Send");
+    this.counter = el("div", { class: "counter", "aria-live": "polite" });
+    this.pendingQuote = el("div", { class: "pending-quote", "data-testid": "selection-quote", hidden: "" });
+    const form = el("form", {}, this.pendingQuote, el("div", { class: "row" }, this.input, this.send), this.counter);
+    this.panel = el(
+      "section",
+      { class: "panel", "data-testid": "panel", role: "dialog", "aria-modal": "true", "aria-labelledby": titleId, hidden: "" },
+      el("header", {}, el("h2", { id: titleId }, options.title), newChat, close),
+      this.list,
+      this.status,
+      form,
+    );
+    this.tooltip = el("button", { class: "tooltip", "data-testid": "ask-tooltip", hidden: "" }, "Ask about this");
+    this.root.append(this.launcher, this.panel, this.tooltip);
+
+    this.launcher.addEventListener("click", () => (this.panel.hidden ? this.open() : this.close()));
+    close.addEventListener("click", () => this.close());
+    newChat.addEventListener("click", () => this.newConversation());
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      void this.ask(this.input.value);
+    });
+    this.input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        void this.ask(this.input.value);
+      }
+    });
+    this.input.addEventListener("input", () => this.updateInput());
+    this.panel.addEventListener("keydown", (event) => this.onPanelKey(event));
+    this.tooltip.addEventListener("mousedown", (event) => event.preventDefault()); // keep the selection
+    this.tooltip.addEventListener("click", () => this.askAboutSelection());
+    document.addEventListener("selectionchange", () => this.onSelection());
+    document.addEventListener("mouseup", () => this.onSelection());
+    this.followTheme();
+    this.render();
+    this.updateInput();
+    if (this.session?.getItem("lectern:open") === "1") this.open(false);
+  }
+
+  setPage(lessonId: string | undefined): void {
+    this.options.lessonId = lessonId;
+  }
+
+  open(focus = true): void {
+    this.panel.hidden = false;
+    this.launcher.setAttribute("aria-expanded", "true");
+    this.session?.setItem("lectern:open", "1");
+    this.scrollToEnd();
+    if (focus) this.input.focus();
+  }
+
+  close(): void {
+    this.panel.hidden = true;
+    this.launcher.setAttribute("aria-expanded", "false");
+    this.session?.setItem("lectern:open", "0");
+    this.launcher.focus();
+  }
+
+  private remember(key: string, make: () => string): string {
+    const known = this.session?.getItem(key);
+    if (known) return known;
+    const value = make();
+    this.session?.setItem(key, value);
+    return value;
+  }
+
+  private newConversation(): void {
+    this.busy?.abort();
+    this.conversationId = randomId();
+    this.session?.setItem("lectern:conversation", this.conversationId);
+    this.messages = [];
+    this.render();
+    this.input.focus();
+  }
+
+  private followTheme(): void {
+    const html = document.documentElement;
+    const dark = window.matchMedia?.("(prefers-color-scheme: dark)");
+    const apply = () => {
+      const theme = html.getAttribute("data-theme");
+      this.root.setAttribute("data-theme", theme === "dark" || (!theme && dark?.matches) ? "dark" : "light");
+    };
+    new MutationObserver(apply).observe(html, { attributes: true, attributeFilter: ["data-theme"] });
+    dark?.addEventListener?.("change", apply);
+    apply();
+  }
+
+  private onPanelKey(event: KeyboardEvent): void {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      this.close();
+      return;
+    }
+    if (event.key !== "Tab") return;
+    const focusable = Array.from(
+      this.panel.querySelectorAll<HTMLElement>("button:not([disabled]), textarea, a[href]"),
+    ).filter((node) => node.offsetParent !== null);
+    if (!focusable.length) return;
+    const active = this.panel.getRootNode() instanceof ShadowRoot ? (this.panel.getRootNode() as ShadowRoot).activeElement : null;
+    const first = focusable[0];
+    const last = focusable[focusable.length - 1];
+    if (event.shiftKey && active === first) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && active === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  }
+
+  private onSelection(): void {
+    requestAnimationFrame(() => {
+      const selection = document.getSelection();
+      if (!shouldOffer(selection, this.host)) {
+        this.tooltip.hidden = true;
+        return;
+      }
+      const rect = selection!.getRangeAt(0).getBoundingClientRect();
+      const top = rect.bottom + 8 + 44 > window.innerHeight ? rect.top - 52 : rect.bottom + 8;
+      this.tooltip.style.top = `${Math.max(4, top)}px`;
+      this.tooltip.style.left = `${Math.min(Math.max(4, rect.left), window.innerWidth - 160)}px`;
+      this.tooltip.hidden = false;
+    });
+  }
+
+  private askAboutSelection(): void {
+    const selection = document.getSelection();
+    if (!selection || selection.rangeCount === 0) return;
+    this.selection = { text: selectionText(selection), context: surroundingText(selection) };
+    this.tooltip.hidden = true;
+    const clear = el("button", { class: "icon", "aria-label": "Remove quoted selection" }, "✕");
+    clear.addEventListener("click", () => {
+      this.selection = null;
+      this.pendingQuote.hidden = true;
+    });
+    this.pendingQuote.replaceChildren(el("q", {}, this.selection.text), clear);
+    this.pendingQuote.hidden = false;
+    this.open();
+  }
+
+  private updateInput(): void {
+    const length = this.input.value.length;
+    this.counter.textContent = length >= COUNTER_FROM ? `${length} / ${MAX_QUERY}` : "";
+    this.counter.classList.toggle("over", length > MAX_QUERY);
+    this.send.disabled = !!this.busy || !this.input.value.trim() || length > MAX_QUERY;
+    this.input.style.height = "auto";
+    this.input.style.height = `${Math.min(this.input.scrollHeight, 120)}px`;
+  }
+
+  async ask(raw: string): Promise<void> {
+    const query = raw.trim();
+    if (!query || this.busy || query.length > MAX_QUERY) return;
+    const selection = this.selection;
+    const past = this.messages.filter((m) => !m.error).slice(-HISTORY_TURNS);
+    const question: Message = { role: "user", content: query, selection: selection?.text };
+    const answer: Message = { role: "assistant", content: "", citations: [] };
+    this.messages.push(question, answer);
+    this.selection = null;
+    this.pendingQuote.hidden = true;
+    this.input.value = "";
+    this.busy = new AbortController();
+    this.updateInput();
+    this.render(true);
+    let frame = 0;
+    const redraw = () => {
+      if (!frame) frame = requestAnimationFrame(() => ((frame = 0), this.render(true)));
+    };
+    try {
+      await streamChat(
+        this.options.apiUrl,
+        this.sessionId,
+        {
+          query,
+          selected_text: selection?.text,
+          surrounding_text: selection?.context || undefined,
+          lesson_id: this.options.lessonId,
+          conversation_history: past.map((m) => ({ role: m.role, content: m.content })),
+          conversation_id: this.conversationId,
+          book: this.options.bookId,
+        },
+        {
+          text: (delta) => ((answer.content += delta), redraw()),
+          replace: (text) => ((answer.content = text), redraw()),
+          source: (citation) => answer.citations!.push(citation),
+          confidence: (status, confidence) => Object.assign(answer, { status, confidence }),
+          done: (_, messageId) => (answer.messageId = messageId),
+        },
+        this.busy.signal,
+      );
+      this.status.textContent = "Answer ready.";
+    } catch (error) {
+      if (this.busy?.signal.aborted) return;
+      answer.error = true;
+      answer.content = error instanceof ChatError ? error.message : "Something went wrong. Please try again.";
+      this.status.textContent = answer.content;
+    } finally {
+      this.busy = null;
+      this.history.save(this.conversationId, this.messages);
+      this.render();
+      this.updateInput();
+    }
+  }
+
+  private render(typing = false): void {
+    const nodes: Node[] = [];
+    if (!this.messages.length) {
+      const starters = el("div", { class: "starters" }, el("p", {}, "Ask anything about this book. Answers come only from its pages, with links to the source."));
+      for (const question of this.options.starterQuestions) {
+        const button = el("button", { "data-testid": "starter" }, question);
+        button.addEventListener("click", () => void this.ask(question));
+        starters.append(button);
+      }
+      nodes.push(starters);
+    }
+    for (const message of this.messages) nodes.push(this.renderMessage(message));
+    if (typing && this.busy) nodes.push(el("div", { class: "typing", "data-testid": "typing", "aria-hidden": "true" }, "Lectern is writing…"));
+    this.list.replaceChildren(...nodes);
+    this.scrollToEnd();
+  }
+
+  private renderMessage(message: Message): HTMLElement {
+    if (message.role === "user") {
+      const bubble = el("div", { class: "msg user", "data-testid": "message-user" });
+      if (message.selection) bubble.append(el("div", { class: "quote" }, message.selection));
+      bubble.append(message.content);
+      return bubble;
+    }
+    if (message.error) return el("div", { class: "msg error", role: "alert", "data-testid": "error" }, message.content);
+    const citations = message.citations ?? [];
+    const hrefs = citations.map((c) => citationHref(c.url, c.excerpt));
+    const bubble = el("div", { class: "msg", "data-testid": "message-assistant" });
+    const body = el("div");
+    body.innerHTML = renderMarkdown(message.content, (n) => hrefs[n - 1] ?? null); // escaped by renderMarkdown
+    bubble.append(body);
+    if (citations.length) bubble.append(this.renderCitations(citations, hrefs));
+    if (message.messageId) bubble.append(this.renderMeta(message));
+    return bubble;
+  }
+
+  private renderCitations(citations: Citation[], hrefs: string[]): HTMLElement {
+    const list = el("ol", { class: "citations", "aria-label": "Sources" });
+    citations.forEach((citation, i) => {
+      const label = [citation.module, citation.lesson, citation.section].filter(Boolean).join(" · ");
+      const sameSite = new URL(citation.url, location.href).origin === location.origin;
+      const link = el("a", { href: hrefs[i], "data-testid": "citation", title: citation.excerpt }, `[${i + 1}] ${label}`);
+      if (!sameSite) Object.assign(link, { target: "_blank", rel: "noopener" });
+      list.append(el("li", {}, link));
+    });
+    return list;
+  }
+
+  private renderMeta(message: Message): HTMLElement {
+    const labels: Record<string, string> = { high: "High confidence", needs_review: "Needs review", not_found: "Not found in the book" };
+    const meta = el("div", { class: "meta" });
+    if (message.confidence) {
+      meta.append(el("span", { class: `badge ${message.confidence}`, "data-testid": "confidence" }, labels[message.confidence] ?? message.confidence));
+    }
+    const copy = el("button", { "data-testid": "copy", "aria-label": "Copy answer" }, "⧉");
+    copy.addEventListener("click", () => void navigator.clipboard?.writeText(message.content));
+    meta.append(copy);
+    for (const [kind, symbol, helpful] of [["up", "👍", true], ["down", "👎", false]] as const) {
+      const button = el("button", {
+        "data-testid": `feedback-${kind}`,
+        "aria-label": helpful ? "Helpful" : "Not helpful",
+        "aria-pressed": String(message.feedback === kind),
+      }, symbol);
+      button.addEventListener("click", async () => {
+        if (message.feedback || !message.messageId) return;
+        if (await sendFeedback(this.options.apiUrl, this.sessionId, message.messageId, helpful)) {
+          message.feedback = kind;
+          this.history.save(this.conversationId, this.messages);
+          this.render();
+        }
+      });
+      meta.append(button);
+    }
+    return meta;
+  }
+
+  private scrollToEnd(): void {
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+}

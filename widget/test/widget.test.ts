@@ -1,0 +1,111 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { friendlyError } from "../src/api";
+import { escapeHtml, renderMarkdown, safeUrl } from "../src/markdown";
+import { citationHref } from "../src/selection";
+import { SSEParser } from "../src/sse";
+import { History, PREFIX, TTL_MS, type Message } from "../src/storage";
+
+test("SSE events survive being split anywhere", () => {
+  const stream = 'event: text\ndata: {"delta": "Hel"}\n\n: ping\r\n\r\nevent: done\r\ndata: {"a":1}\r\ndata: {"b":2}\r\n\r\n';
+  for (let cut = 0; cut <= stream.length; cut++) {
+    const parser = new SSEParser();
+    const events = [...parser.feed(stream.slice(0, cut)), ...parser.feed(stream.slice(cut))];
+    assert.deepEqual(events, [
+      { event: "text", data: '{"delta": "Hel"}' },
+      { event: "done", data: '{"a":1}\n{"b":2}' },
+    ], `cut at ${cut}`);
+  }
+});
+
+test("markdown escapes every HTML payload", () => {
+  const payloads = ['<img src=x onerror=alert(1)>', "<script>alert(1)</script>", '"><svg onload=alert(1)>'];
+  for (const payload of payloads) {
+    const html = renderMarkdown(`Look: ${payload} and **${payload}**`);
+    assert.ok(!html.includes("<img") && !html.includes("<script") && !html.includes("<svg"), html);
+  }
+  assert.equal(escapeHtml(`<a href="x">'`), "&lt;a href=&quot;x&quot;&gt;&#39;");
+});
+
+test("markdown drops javascript: and data: links but keeps web links", () => {
+  assert.equal(safeUrl("javascript:alert(1)"), null);
+  assert.equal(safeUrl(" JaVaScRiPt:alert(1)"), null);
+  assert.equal(safeUrl("data:text/html,x"), null);
+  const html = renderMarkdown("[click](javascript:alert(1)) and [docs](https://example.com/a?b=1&c=2)");
+  assert.ok(!html.includes("javascript:"), html);
+  assert.ok(html.includes('href="https://example.com/a?b=1&amp;c=2"'), html);
+});
+
+test("markdown formats lists, code and citation markers", () => {
+  const html = renderMarkdown("Intro **bold** and `a<b>` [1].\n\n- one\n- two\n\n```\nx < 1\n```", (n) => (n === 1 ? "/docs/a#s" : null));
+  assert.ok(html.includes("<strong>bold</strong>"));
+  assert.ok(html.includes("<code>a&lt;b&gt;</code>"));
+  assert.ok(html.includes('<sup><a class="cite" href="/docs/a#s"'));
+  assert.ok(html.includes("<ul><li>one</li><li>two</li></ul>"));
+  assert.ok(html.includes("<pre><code>x &lt; 1</code></pre>"));
+});
+
+test("citation links carry a text fragment that highlights the passage", () => {
+  assert.equal(
+    citationHref("https://b.example/docs/a#key-ideas", "Nodes are independent processes, each with one job in the robot."),
+    "https://b.example/docs/a#key-ideas:~:text=Nodes%20are%20independent%20processes%2C%20each%20with%20one%20job",
+  );
+  assert.equal(citationHref("/docs/a", "Well-known"), "/docs/a#:~:text=Well%2Dknown");
+  assert.equal(citationHref("/docs/a#x", ""), "/docs/a#x");
+});
+
+test("error messages are friendly", () => {
+  assert.match(friendlyError(429, undefined, "42"), /in 42 seconds/);
+  assert.equal(friendlyError(400, "query: too long", null), "query: too long");
+  assert.match(friendlyError(0, undefined, null), /offline/);
+  assert.match(friendlyError(503, undefined, null), /temporarily unavailable/);
+});
+
+class MemoryStorage implements Storage {
+  private items = new Map<string, string>();
+  constructor(private readonly capacity = Infinity) {}
+  get length() { return this.items.size; }
+  clear() { this.items.clear(); }
+  getItem(key: string) { return this.items.get(key) ?? null; }
+  key(index: number) { return [...this.items.keys()][index] ?? null; }
+  removeItem(key: string) { this.items.delete(key); }
+  setItem(key: string, value: string) {
+    const used = [...this.items.entries()].filter(([k]) => k !== key).reduce((n, [k, v]) => n + k.length + v.length, 0);
+    if (used + key.length + value.length > this.capacity) throw new Error("QuotaExceededError");
+    this.items.set(key, value);
+  }
+}
+
+const hello: Message[] = [{ role: "user", content: "hello" }];
+
+test("history expires after seven days", () => {
+  const store = new MemoryStorage();
+  let now = 1_000_000;
+  new History(store, () => now).save("a", hello);
+  assert.deepEqual(new History(store, () => now + 1000).load("a"), hello);
+  now += TTL_MS + 1;
+  const later = new History(store, () => now);
+  assert.deepEqual(later.load("a"), []);
+  assert.equal(store.getItem(PREFIX + "a"), null); // pruned on start
+});
+
+test("a full storage evicts the oldest conversations first", () => {
+  const store = new MemoryStorage(400);
+  let now = 0;
+  const history = new History(store, () => now);
+  for (const id of ["old", "mid", "new"]) {
+    now += 10;
+    history.save(id, [{ role: "user", content: id.repeat(20) }]);
+  }
+  now += 10;
+  history.save("newest", [{ role: "user", content: "x".repeat(150) }]);
+  assert.equal(store.getItem(PREFIX + "old"), null);
+  assert.ok(store.getItem(PREFIX + "newest"));
+});
+
+test("history without storage is a harmless no-op", () => {
+  const history = new History(null);
+  history.save("a", hello);
+  assert.deepEqual(history.load("a"), []);
+});
