@@ -11,7 +11,7 @@ from tests.support.books import SHARED_BOOK, copy_data_dir, ingest_into
 def real_book_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shared physical-ai book, ingested once (about a minute on two cores)."""
     data_dir = tmp_path_factory.mktemp("real-book-template")
-    ingest_into(data_dir, SHARED_BOOK, "physical-ai", base_url="http://127.0.0.1:8000/demo")
+    ingest_into(data_dir, SHARED_BOOK, "physical-ai", base_url="/demo")
     return data_dir
 
 

@@ -66,13 +66,13 @@ class FakeServer:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off")
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="auto")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
 
     def __enter__(self) -> "FakeServer":
         self._thread.start()
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60  # an app may load models at start-up
         while not self._server.started:
             if time.monotonic() > deadline:
                 raise RuntimeError("fake server did not start")

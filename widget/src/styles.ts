@@ -3,6 +3,9 @@
 export function styles(accent: string): string {
   return `
 :host { all: initial; }
+[hidden] { display: none !important; }
+svg { width: 20px; height: 20px; fill: currentColor; vertical-align: middle; }
+.launcher svg { width: 26px; height: 26px; }
 .root { --accent: ${accent}; --bg: #ffffff; --fg: #1c1e21; --muted: #5f6368; --border: #d0d7de;
   --bubble: #f3f4f6; --focus: 0 0 0 3px color-mix(in srgb, var(--accent) 45%, transparent);
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); }
@@ -16,7 +19,6 @@ button:focus-visible, textarea:focus-visible, a:focus-visible { outline: none; b
 .panel { position: fixed; bottom: 88px; z-index: 2147483001; width: min(400px, calc(100vw - 40px));
   height: min(600px, calc(100vh - 120px)); display: flex; flex-direction: column; background: var(--bg);
   color: var(--fg); border: 1px solid var(--border); border-radius: 14px; box-shadow: 0 12px 40px rgba(0,0,0,.25); overflow: hidden; }
-.panel[hidden], .tooltip[hidden] { display: none; }
 header { display: flex; align-items: center; gap: 4px; padding: 6px 8px 6px 14px; border-bottom: 1px solid var(--border); }
 header h2 { flex: 1; margin: 0; font-size: 16px; }
 .icon { background: transparent; border: 0; color: var(--fg); }

@@ -1,7 +1,7 @@
 /** The widget: launcher, chat panel and selection tooltip, inside a Shadow DOM. */
 
 import { ChatError, sendFeedback, streamChat } from "./api";
-import { renderMarkdown } from "./markdown";
+import { renderMarkdown, safeUrl } from "./markdown";
 import { citationHref, selectionText, shouldOffer, surroundingText } from "./selection";
 import { History, randomId, storageOrNull, type Citation, type Message } from "./storage";
 import { styles } from "./styles";
@@ -19,6 +19,26 @@ export interface Options {
 const MAX_QUERY = 2000;
 const COUNTER_FROM = 1800;
 const HISTORY_TURNS = 10;
+
+/** Inline icons (system fonts may lack emoji); each is a 24×24 SVG path. */
+const ICONS = {
+  chat: "M4 4h16v12H7l-3 3z",
+  plus: "M11 5h2v6h6v2h-6v6h-2v-6H5v-2h6z",
+  close: "M6.4 5 12 10.6 17.6 5 19 6.4 13.4 12l5.6 5.6-1.4 1.4-5.6-5.6L6.4 19 5 17.6l5.6-5.6L5 6.4z",
+  copy: "M8 3h11v13h-2V5H8zM5 7h10v14H5z",
+  up: "M2 21h4V9H2zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6V3l-1.1-1L7 8v13h11l4-8z",
+  down: "M22 3h-4v12h4zM2 14a2 2 0 0 0 2 2h6.3l-1 4.6v.4l1.1 1L17 16V3H6l-4 8z",
+};
+
+function icon(name: keyof typeof ICONS): SVGSVGElement {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  path.setAttribute("d", ICONS[name]);
+  svg.append(path);
+  return svg;
+}
 
 function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -63,10 +83,10 @@ export class Widget {
     this.root = el("div", { class: "root", "data-position": options.position });
     shadow.append(el("style", {}, styles(options.accent)), this.root);
 
-    this.launcher = el("button", { class: "launcher", "data-testid": "launcher", "aria-label": `Open ${options.title}`, "aria-expanded": "false" }, "💬");
+    this.launcher = el("button", { class: "launcher", "data-testid": "launcher", "aria-label": `Open ${options.title}`, "aria-expanded": "false" }, icon("chat"));
     const titleId = "lectern-title";
-    const close = el("button", { class: "icon", "data-testid": "close", "aria-label": "Close chat" }, "✕");
-    const newChat = el("button", { class: "icon", "data-testid": "new-chat", "aria-label": "New chat" }, "＋");
+    const close = el("button", { class: "icon", "data-testid": "close", "aria-label": "Close chat" }, icon("close"));
+    const newChat = el("button", { class: "icon", "data-testid": "new-chat", "aria-label": "New chat" }, icon("plus"));
     this.list = el("div", { class: "messages", role: "log", "aria-label": "Conversation" });
     this.status = el("div", { class: "sr-only", "aria-live": "polite" });
     this.input = el("textarea", { "data-testid": "input", rows: "1", "aria-label": "Your question", placeholder: "Ask about this book…", maxlength: String(MAX_QUERY) });
@@ -201,7 +221,7 @@ export class Widget {
     if (!selection || selection.rangeCount === 0) return;
     this.selection = { text: selectionText(selection), context: surroundingText(selection) };
     this.tooltip.hidden = true;
-    const clear = el("button", { class: "icon", "aria-label": "Remove quoted selection" }, "✕");
+    const clear = el("button", { class: "icon", "aria-label": "Remove quoted selection" }, icon("close"));
     clear.addEventListener("click", () => {
       this.selection = null;
       this.pendingQuote.hidden = true;
@@ -300,10 +320,10 @@ export class Widget {
     }
     if (message.error) return el("div", { class: "msg error", role: "alert", "data-testid": "error" }, message.content);
     const citations = message.citations ?? [];
-    const hrefs = citations.map((c) => citationHref(c.url, c.excerpt));
+    const hrefs = citations.map((c) => (safeUrl(c.url) ? citationHref(c.url, c.excerpt) : ""));
     const bubble = el("div", { class: "msg", "data-testid": "message-assistant" });
     const body = el("div");
-    body.innerHTML = renderMarkdown(message.content, (n) => hrefs[n - 1] ?? null); // escaped by renderMarkdown
+    body.innerHTML = renderMarkdown(message.content, (n) => hrefs[n - 1] || null); // escaped by renderMarkdown
     bubble.append(body);
     if (citations.length) bubble.append(this.renderCitations(citations, hrefs));
     if (message.messageId) bubble.append(this.renderMeta(message));
@@ -313,10 +333,15 @@ export class Widget {
   private renderCitations(citations: Citation[], hrefs: string[]): HTMLElement {
     const list = el("ol", { class: "citations", "aria-label": "Sources" });
     citations.forEach((citation, i) => {
-      const label = [citation.module, citation.lesson, citation.section].filter(Boolean).join(" · ");
-      const sameSite = new URL(citation.url, location.href).origin === location.origin;
-      const link = el("a", { href: hrefs[i], "data-testid": "citation", title: citation.excerpt }, `[${i + 1}] ${label}`);
-      if (!sameSite) Object.assign(link, { target: "_blank", rel: "noopener" });
+      const label = `[${i + 1}] ${[citation.module, citation.lesson, citation.section].filter(Boolean).join(" · ")}`;
+      if (!hrefs[i]) {
+        list.append(el("li", { "data-testid": "citation" }, label)); // not a web link: shown, never followed
+        return;
+      }
+      const link = el("a", { href: hrefs[i], "data-testid": "citation", title: citation.excerpt }, label);
+      if (new URL(hrefs[i], location.href).origin !== location.origin) {
+        Object.assign(link, { target: "_blank", rel: "noopener" });
+      }
       list.append(el("li", {}, link));
     });
     return list;
@@ -328,15 +353,15 @@ export class Widget {
     if (message.confidence) {
       meta.append(el("span", { class: `badge ${message.confidence}`, "data-testid": "confidence" }, labels[message.confidence] ?? message.confidence));
     }
-    const copy = el("button", { "data-testid": "copy", "aria-label": "Copy answer" }, "⧉");
+    const copy = el("button", { "data-testid": "copy", "aria-label": "Copy answer" }, icon("copy"));
     copy.addEventListener("click", () => void navigator.clipboard?.writeText(message.content));
     meta.append(copy);
-    for (const [kind, symbol, helpful] of [["up", "👍", true], ["down", "👎", false]] as const) {
+    for (const [kind, helpful] of [["up", true], ["down", false]] as const) {
       const button = el("button", {
         "data-testid": `feedback-${kind}`,
         "aria-label": helpful ? "Helpful" : "Not helpful",
         "aria-pressed": String(message.feedback === kind),
-      }, symbol);
+      }, icon(kind));
       button.addEventListener("click", async () => {
         if (message.feedback || !message.messageId) return;
         if (await sendFeedback(this.options.apiUrl, this.sessionId, message.messageId, helpful)) {

@@ -1,0 +1,232 @@
+"""The widget in a real Chromium against a live backend serving the real book's demo pages."""
+
+import json
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from backend.app import create_app
+from backend.config import Settings
+from tests.fakes.servers import FakeServer
+from tests.support.books import ingest_into
+from tests.unit.test_answers import write_book
+
+pytestmark = pytest.mark.e2e
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+LESSON = "/demo/docs/Physical-AI-Humanoid-Robotics/ros2-nervous-system/nodes-topics-services"
+
+
+@pytest.fixture(scope="module")
+def server(real_book_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    data = tmp_path_factory.mktemp("e2e") / "data"
+    shutil.copytree(real_book_template, data)
+    app = create_app(Settings(LECTERN_DATA_DIR=data, LECTERN_BOOK="physical-ai"))
+    with FakeServer(app) as live:  # a real uvicorn on a free port, lifespan included
+        yield live.url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Chromium is missing: `make test` installs Debian's chromium package")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"))
+    context.close()
+    assert not errors, errors
+
+
+def ask(page: Page, question: str) -> None:
+    page.get_by_test_id("input").fill(question)
+    page.get_by_test_id("input").press("Enter")
+
+
+def last_answer(page: Page):
+    answer = page.get_by_test_id("message-assistant").last
+    expect(answer.get_by_test_id("confidence")).to_be_visible(timeout=20_000)
+    return answer
+
+
+def test_ask_stream_and_follow_a_citation(page: Page, server: str) -> None:
+    page.goto(f"{server}{LESSON}")
+    page.get_by_test_id("launcher").click()
+    expect(page.get_by_test_id("panel")).to_be_visible()
+    ask(page, "How often does a local costmap typically update?")
+    expect(page.get_by_test_id("message-user")).to_have_text("How often does a local costmap typically update?")
+    answer = last_answer(page)
+    expect(answer).to_contain_text("5-10 Hz")
+    citation = answer.get_by_test_id("citation").first
+    expect(citation).to_contain_text("Depth Sensing")
+    href = citation.get_attribute("href") or ""
+    assert "/sensors-perception/depth-sensing#" in href and ":~:text=" in href
+    citation.click()
+    page.wait_for_url("**/depth-sensing**")
+    anchor = href.split("#", 1)[1].split(":~:", 1)[0]
+    expect(page.locator(f"[id='{anchor}']")).to_be_attached()
+
+
+def test_selection_tooltip_flow(page: Page, server: str) -> None:
+    page.goto(f"{server}{LESSON}")
+    requests: list[dict] = []
+    page.on("request", lambda r: requests.append(json.loads(r.post_data or "{}")) if r.url.endswith("/api/chat/stream") else None)
+    delay_ms = page.evaluate(
+        """() => new Promise((resolve) => {
+            const p = [...document.querySelectorAll('article p')].find((el) => el.textContent.includes('independent process'));
+            const range = document.createRange();
+            range.selectNodeContents(p);
+            const tooltip = document.querySelector('#lectern-widget').shadowRoot.querySelector('[data-testid=ask-tooltip]');
+            const started = performance.now();
+            new MutationObserver(() => { if (!tooltip.hidden) resolve(performance.now() - started); })
+              .observe(tooltip, { attributes: true });
+            getSelection().removeAllRanges();
+            getSelection().addRange(range);
+            document.dispatchEvent(new MouseEvent('mouseup'));
+        })"""
+    )
+    assert delay_ms < 50, f"tooltip took {delay_ms:.1f} ms"
+    (ARTIFACTS / "tooltip-delay.txt").parent.mkdir(exist_ok=True)
+    (ARTIFACTS / "tooltip-delay.txt").write_text(f"{delay_ms:.1f} ms\n")
+    page.get_by_test_id("ask-tooltip").click()
+    expect(page.get_by_test_id("selection-quote")).to_contain_text("independent process")
+    ask(page, "Why is that useful?")
+    answer = last_answer(page)
+    expect(answer.get_by_test_id("citation").first).to_contain_text("Nodes, Topics, and Services")
+    sent = requests[-1]
+    assert "independent process" in sent["selected_text"]
+    assert len(sent["surrounding_text"]) > len(sent["selected_text"])
+    assert sent["lesson_id"].endswith("nodes-topics-services")
+
+
+def test_short_selections_and_widget_text_get_no_tooltip(page: Page, server: str) -> None:
+    page.goto(f"{server}{LESSON}")
+    page.evaluate(
+        """() => { const p = document.querySelector('article p'); const r = document.createRange();
+        r.setStart(p.firstChild, 0); r.setEnd(p.firstChild, 5); getSelection().addRange(r);
+        document.dispatchEvent(new MouseEvent('mouseup')); }"""
+    )
+    page.wait_for_timeout(100)
+    expect(page.get_by_test_id("ask-tooltip")).to_be_hidden()
+
+
+def test_follow_up_and_history_survive_reload_then_expire(page: Page, server: str) -> None:
+    page.goto(f"{server}{LESSON}")
+    page.get_by_test_id("launcher").click()
+    ask(page, "What is a ToF camera?")
+    last_answer(page)
+    ask(page, "What is its effective range?")
+    expect(last_answer(page)).to_contain_text("0.5-10 meters")
+    page.reload()
+    expect(page.get_by_test_id("panel")).to_be_visible()  # open state kept for the tab
+    expect(page.get_by_test_id("message-user")).to_have_count(2)
+    page.evaluate(
+        """() => { for (const key of Object.keys(localStorage).filter((k) => k.startsWith('lectern:conv:'))) {
+            const saved = JSON.parse(localStorage.getItem(key)); saved.updated -= 8 * 24 * 3600 * 1000;
+            localStorage.setItem(key, JSON.stringify(saved)); } }"""
+    )
+    page.reload()
+    expect(page.get_by_test_id("message-user")).to_have_count(0)
+
+
+def test_dark_mode_follows_the_site(page: Page, server: str) -> None:
+    page.goto(f"{server}{LESSON}")
+    root = page.locator("#lectern-widget >> .root")
+    expect(root).to_have_attribute("data-theme", "light")
+    page.evaluate("document.documentElement.setAttribute('data-theme', 'dark')")
+    expect(root).to_have_attribute("data-theme", "dark")
+    page.get_by_test_id("launcher").click()
+    background = page.get_by_test_id("panel").evaluate("(el) => getComputedStyle(el).backgroundColor")
+    assert background == "rgb(27, 27, 29)"
+
+
+def test_mobile_viewport_is_full_screen(browser: Browser, server: str) -> None:
+    context = browser.new_context(viewport={"width": 375, "height": 667}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.goto(f"{server}{LESSON}")
+    page.get_by_test_id("launcher").tap()
+    box = page.get_by_test_id("panel").bounding_box()
+    assert box and box["width"] == 375 and box["height"] == 667
+    for target in ("send", "close", "new-chat"):
+        size = page.get_by_test_id(target).bounding_box()
+        assert size and size["width"] >= 44 and size["height"] >= 44, target
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "mobile.png"))
+    context.close()
+
+
+def test_keyboard_only(page: Page, server: str) -> None:
+    page.goto(f"{server}{LESSON}")
+    page.get_by_test_id("launcher").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("input")).to_be_focused()
+    page.keyboard.type("What is cuVSLAM?")
+    page.keyboard.press("Enter")
+    last_answer(page)
+    for _ in range(12):  # focus stays trapped inside the open dialog
+        page.keyboard.press("Tab")
+        inside = page.evaluate("() => document.querySelector('#lectern-widget').shadowRoot.activeElement?.closest('[role=dialog]') !== null")
+        assert inside
+    page.keyboard.press("Escape")
+    expect(page.get_by_test_id("panel")).to_be_hidden()
+    expect(page.get_by_test_id("launcher")).to_be_focused()
+
+
+def test_xss_in_question_and_answer_executes_nothing(page: Page, server: str) -> None:
+    payload = "<img src=x onerror=\"window.__pwned=1\"><script>window.__pwned=2</script>"
+    sse = "".join(
+        f"event: {name}\ndata: {json.dumps(data)}\n\n"
+        for name, data in [
+            ("text", {"delta": f"Evil {payload} [1] [link](javascript:window.__pwned=3)"}),
+            ("source", {"module": payload, "lesson": "L", "section": "S", "url": "javascript:window.__pwned=4", "excerpt": payload, "score": 1}),
+            ("confidence", {"status": "found", "confidence": "high"}),
+            ("done", {"conversation_id": "c", "message_id": "m"}),
+        ]
+    )
+    page.goto(f"{server}{LESSON}")
+    page.route("**/api/chat/stream", lambda route: route.fulfill(status=200, headers={"content-type": "text/event-stream"}, body=sse))
+    page.get_by_test_id("launcher").click()
+    ask(page, payload)
+    answer = last_answer(page)
+    expect(answer).to_contain_text("Evil <img")
+    for link in answer.locator("a").all():
+        page.evaluate("(a) => a.click()", link.element_handle())
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.__pwned") is None
+    expect(page.get_by_test_id("message-user")).to_contain_text("<script>")
+
+
+def test_xss_in_book_text_executes_nothing(browser: Browser, tmp_path: Path) -> None:
+    book = write_book(tmp_path / "docs", {"01-m/01-evil.md": (
+        "# Evil Lesson\n\n## Payloads\n\n<script>window.__pwned = 1</script>\n\n"
+        "Servos hold position <img src=x onerror=\"window.__pwned=2\"> using a feedback loop of sensors.\n"
+    )})
+    ingest_into(tmp_path / "data", book, "evil", base_url="/demo")
+    app = create_app(Settings(LECTERN_DATA_DIR=tmp_path / "data", LECTERN_BOOK="evil"))
+    with FakeServer(app) as live:
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"{live.url}/demo/")
+        page.get_by_test_id("launcher").click()
+        ask(page, "How do servos hold position with a feedback loop?")
+        last_answer(page)
+        time.sleep(0.2)
+        assert page.evaluate("window.__pwned") is None
+        context.close()
