@@ -133,3 +133,24 @@ def evaluate(
             "" if metrics.get(m) is None else f"{metrics[m]:g}" for m in metric_names
         ))
     console.print(table)
+
+
+@app.command()
+def bench(
+    url: Annotated[str, typer.Argument(help="Base URL of a running Lectern server.")],
+    questions: Annotated[Path, typer.Option(help="JSONL file with a \"question\" per line (eval format).")],
+    readers: Annotated[int, typer.Option(help="Simulated readers asking at the same time.")] = 50,
+    seconds: Annotated[float, typer.Option(help="How long to run.")] = 60,
+    think: Annotated[float, typer.Option(help="Mean seconds a reader reads before asking again.")] = 10,
+) -> None:
+    """Load-test a running server with simulated readers; prints latency and throughput."""
+    from backend.bench import run_bench
+
+    try:
+        asked = [json.loads(line)["question"] for line in questions.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, ValueError, KeyError) as exc:
+        raise fail(f"{questions}: cannot read questions ({exc})") from None
+    report = asyncio.run(run_bench(url.rstrip("/"), asked, readers, seconds, think))
+    typer.echo(json.dumps(report.summary(), indent=2))
+    if report.errors:
+        raise typer.Exit(code=1)

@@ -4,7 +4,7 @@ from backend.agent.agent import AnswerEngine
 from backend.agent.providers import ModelFactory
 from backend.config import Settings
 from backend.retrieval.embeddings import make_embedder
-from backend.retrieval.index import BookIndex, open_client
+from backend.retrieval.index import BookIndex, BookNotIngested, open_client
 from backend.retrieval.search import RetrievalMode, Retriever
 
 
@@ -20,9 +20,14 @@ class Library:
         self._engines: dict[tuple[str, str], AnswerEngine] = {}
 
     def engine(self, book: str | None = None, mode: RetrievalMode = "hybrid") -> AnswerEngine:
+        """The engine of an ingested book (BookNotIngested otherwise, so unknown ids that
+        readers send are never cached)."""
         key = (book or self.settings.book, mode)
         if key not in self._engines:
-            retriever = Retriever(BookIndex(self.client, key[0]), self.embedder, mode)
+            index = BookIndex(self.client, key[0])
+            if index.current_collection() is None:
+                raise BookNotIngested(f"book {key[0]!r} has not been ingested yet")
+            retriever = Retriever(index, self.embedder, mode)
             self._engines[key] = AnswerEngine(retriever, self.models, self.settings.top_k)
         return self._engines[key]
 

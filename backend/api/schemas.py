@@ -22,7 +22,7 @@ class ChatRequest(BaseModel):
     lesson_id: str | None = Field(None, max_length=500)
     conversation_history: list[Turn] = Field(default_factory=list, max_length=MAX_HISTORY_TURNS)
     conversation_id: str | None = Field(None, max_length=100, pattern=r"^[A-Za-z0-9_-]+$")
-    book: str | None = Field(None, max_length=63)
+    book: str | None = Field(None, pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
     @field_validator("query")
     @classmethod
