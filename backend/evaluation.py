@@ -3,6 +3,7 @@
 Question format and metric definitions: ../shared/eval/README.md (summarised in docs/eval.md).
 """
 
+import asyncio
 import json
 import statistics
 import time
@@ -64,6 +65,8 @@ def load_questions(path: Path) -> list[EvalQuestion]:
 
 
 async def run(engine: AnswerEngine, questions: Iterable[EvalQuestion]) -> list[EvalResult]:
+    # Load the model and the book first, as the server does at start-up: latency is per question.
+    await asyncio.to_thread(engine.retriever.search, "warm up")
     results = []
     for q in questions:
         started = time.perf_counter()

@@ -4,7 +4,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from agents import Agent, MaxTurnsExceeded, RunConfig, Runner, TResponseInputItem
+from agents import Agent, MaxTurnsExceeded, RunConfig, Runner, TResponseInputItem, UserError
 from agents.stream_events import RawResponsesStreamEvent
 from openai import APIConnectionError, APIStatusError, APITimeoutError, RateLimitError
 from openai.types.responses import ResponseTextDeltaEvent
@@ -96,6 +96,8 @@ class AnswerEngine:
                 raw = str(run.final_output or raw)
         except MaxTurnsExceeded:
             raw = messages.NOT_IN_BOOK_MARKER
+        except UserError as exc:  # the SDK wraps a failing tool; its cause is what went wrong
+            raise (exc.__cause__ or exc) from None
         except RateLimitError as exc:
             retry = exc.response.headers.get("retry-after", "30")
             raise ModelUnavailable(

@@ -7,6 +7,11 @@ from backend.retrieval import lexical
 
 HISTORY_EXCHANGES = 5
 MAX_PARTS = 3
+# How the topics relate is the question, not a topic: dropped from each topic's own search.
+_RELATION = re.compile(
+    r"\b(?:how (?:do|does|are|is) (?:they|these|those|the two)\b.*|work(?:s|ing)? together|"
+    r"interact\w*|relat\w*|connect\w*|combin\w*|differ\w*|compar\w*)", re.IGNORECASE
+)
 _JOINS = re.compile(
     r",?\s+\b(?:and|vs\.?|versus|compared (?:to|with)|relate[sd]? to|together with|with)\b\s+",
     re.IGNORECASE,
@@ -36,6 +41,6 @@ def standalone_query(question: str, history: list[Turn]) -> str:
 def topic_parts(question: str) -> list[str]:
     """The topics a question joins ("How do URDF and Isaac Sim work together?" → "URDF",
     "Isaac Sim work together"), so each can be searched on its own; [] for one topic."""
-    parts = [p.strip(" ?.,") for p in _JOINS.split(question)]
+    parts = [_RELATION.sub(" ", p).strip(" ?.,") for p in _JOINS.split(question)]
     parts = [p for p in parts if len(set(lexical.terms(p, compounds=False))) >= 2]
     return parts[:MAX_PARTS] if len(parts) > 1 else []

@@ -1,9 +1,11 @@
 """Lexical (BM25) sparse vectors; Qdrant applies the IDF half through its IDF modifier."""
 
 import re
+import threading
 import zlib
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 import snowballstemmer
 from qdrant_client import models
@@ -11,7 +13,7 @@ from qdrant_client import models
 K1 = 1.2
 B = 0.75
 _WORD = re.compile(r"[a-z0-9]+(?:[._'’-][a-z0-9]+)*")
-_stemmer = snowballstemmer.stemmer("english")
+_local = threading.local()  # Snowball stemmers keep state between calls: one per thread
 STOPWORDS = frozenset(
     """a an and are as at be been but by can could do does did for from had has have how i if in
     into is it its it's me my of on or our so than that the their them then there these they this
@@ -30,8 +32,16 @@ def terms(text: str, compounds: bool = True) -> list[str]:
         parts = re.split(r"[._'’-]", word)
         for part in [word, *parts] if len(parts) > 1 and compounds else parts:
             if part and part not in STOPWORDS:
-                out.append(_stemmer.stemWord(part))
+                out.append(stem(part))
     return out
+
+
+@lru_cache(maxsize=100_000)
+def stem(word: str) -> str:
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
+    return stemmer.stemWord(word)
 
 
 def _index(term: str) -> int:

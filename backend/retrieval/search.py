@@ -5,8 +5,9 @@ whether the book answers the question at all.
 Evidence is measured on sentence windows of the best passages, in units that mean the same for
 every embedding model:
 - lexical: the IDF-weighted share of the question's terms that one window contains;
-- semantic: the window's cosine similarity to the question, rescaled so that 0 is the question's
-  average similarity to the whole book and 1 a perfect match ((cos − mean) / (1 − mean)).
+- semantic: the cosine similarity of the window's passage to the question, rescaled so that 0
+  is the question's average similarity to the whole book and 1 a perfect match
+  ((cos − mean) / (1 − mean)); it uses the vectors stored at ingest, so it costs no embedding.
 `support` is their mean; grounding/status.py turns it into an answer status.
 """
 
@@ -32,7 +33,7 @@ RRF_K = 60
 KIND_PRIOR = {"lesson": 1.0, "index": 0.9, "quiz": 0.85, "summary": 0.8}
 DUPLICATE_OVERLAP = 0.7
 EVIDENCE_PASSAGES = 4  # passages whose sentences are weighed as evidence
-EVIDENCE_WINDOWS = 6  # windows embedded per search (the latency cost of evidence)
+EVIDENCE_WINDOWS = 6  # best windows kept as evidence (and offered as key sentences)
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
 
 
@@ -59,6 +60,7 @@ class BookCorpus:
         self.vectors = np.asarray(vectors, dtype=np.float32)
         norms = np.linalg.norm(self.vectors, axis=1, keepdims=True)
         self.vectors /= np.where(norms == 0, 1, norms)
+        self.row = {chunk.id: i for i, chunk in enumerate(self.chunks)}
         self.pages = index.pages()
         self.terms = {c.id: frozenset(lexical.terms(c.embedding_text)) for c in self.chunks}
         self.df = Counter(term for terms in self.terms.values() for term in terms)
@@ -203,11 +205,10 @@ class Retriever:
         )
         if not windows:
             return Evidence()
-        vectors = np.asarray(self.embedder.embed_documents([w.text for w in windows]), np.float32)
-        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-9)
         query_unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
         baseline = corpus.mean_similarity(query_unit)
-        for window, cosine in zip(windows, vectors @ query_unit):
-            window.semantic = max(0.0, (float(cosine) - baseline) / (1 - baseline))
+        for window in windows:
+            cosine = float(corpus.vectors[corpus.row[window.chunk_id]] @ query_unit)
+            window.semantic = max(0.0, (cosine - baseline) / (1 - baseline))
         windows.sort(key=lambda w: w.support, reverse=True)
         return Evidence(support=windows[0].support, windows=windows)

@@ -35,7 +35,7 @@ class Window:
     chunk_id: str
     sentences: list[Sentence]
     lexical: float  # IDF-weighted share of the query's terms the window contains
-    semantic: float = 0.0  # dense similarity, normalised against the whole book (see search.py)
+    semantic: float = 0.0  # its passage's similarity, normalised against the book (search.py)
 
     @property
     def text(self) -> str:
