@@ -150,17 +150,17 @@ class OfflineAnswerModel(Model):
         if not searches:
             return NOT_IN_BOOK_MARKER
         main, parts = searches[0], searches[1:]
-        windows = sorted(main["key_sentences"], key=lambda w: w["support"], reverse=True)
-        if not windows or windows[0]["support"] < ANSWERABLE:
+        windows = main["key_sentences"]  # the search ranks them, best answer first
+        if not windows or main["support"] < ANSWERABLE:
             return NOT_IN_BOOK_MARKER
-        floor = max(ANSWERABLE, windows[0]["support"] * NEAR_BEST)
+        floor = max(ANSWERABLE, main["support"] * NEAR_BEST)
         chosen: list[dict[str, Any]] = []
         for window in windows:
             if len(chosen) < MAX_SENTENCE_WINDOWS and window["support"] >= floor:
                 if not any(_same_passage(window, c) for c in chosen):
                     chosen.append(window)
         for part in parts:
-            best = max(part["key_sentences"], key=lambda w: w["support"], default=None)
+            best = part["key_sentences"][0] if part["key_sentences"] else None
             if best and best["support"] >= ANSWERABLE:
                 if all(best["lesson"] != c["lesson"] for c in chosen):
                     chosen.append(best)

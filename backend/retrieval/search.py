@@ -32,6 +32,7 @@ CANDIDATES = 40
 RRF_K = 60
 KIND_PRIOR = {"lesson": 1.0, "index": 0.9, "quiz": 0.85, "summary": 0.8}
 DUPLICATE_OVERLAP = 0.7
+HEADING_WEIGHT = 0.2  # a section whose heading the question names ranks higher (as in BM25F)
 EVIDENCE_PASSAGES = 4  # passages whose sentences are weighed as evidence
 EVIDENCE_WINDOWS = 6  # best windows kept as evidence (and offered as key sentences)
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
@@ -40,7 +41,7 @@ SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be 
 @dataclass
 class Evidence:
     support: float = 0.0
-    windows: list[Window] = field(default_factory=list)  # best first
+    windows: list[Window] = field(default_factory=list)  # best answer first
 
 
 @dataclass
@@ -64,6 +65,7 @@ class BookCorpus:
         self.pages = index.pages()
         self.terms = {c.id: frozenset(lexical.terms(c.embedding_text)) for c in self.chunks}
         self.df = Counter(term for terms in self.terms.values() for term in terms)
+        self._heading_terms: dict[str, frozenset[str]] = {}
         self._by_page: dict[str, list[Chunk]] = {}
         for chunk in self.chunks:
             self._by_page.setdefault(chunk.source_path, []).append(chunk)
@@ -71,6 +73,14 @@ class BookCorpus:
     def idf(self, term: str) -> float:
         n, df = len(self.chunks), self.df.get(term, 0)
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    def heading_match(self, chunk: Chunk, query_terms: frozenset[str]) -> float:
+        """IDF-weighted share of the chunk's heading words that the query uses."""
+        heading = self._heading_terms.get(chunk.heading)
+        if heading is None:
+            heading = self._heading_terms[chunk.heading] = frozenset(lexical.terms(chunk.heading, compounds=False))
+        total = sum(self.idf(t) for t in heading)
+        return sum(self.idf(t) for t in heading & query_terms) / total if total else 0.0
 
     def mean_similarity(self, query_vector: np.ndarray) -> float:
         return float((self.vectors @ query_vector).mean()) if len(self.vectors) else 0.0
@@ -155,9 +165,11 @@ class Retriever:
             for rank, hit in enumerate(hits):
                 chunks[hit.chunk.id] = hit.chunk
                 fused[hit.chunk.id] = fused.get(hit.chunk.id, 0.0) + 1 / (RRF_K + rank + 1)
-        ranked = sorted(
-            fused, key=lambda cid: fused[cid] * KIND_PRIOR[chunks[cid].kind], reverse=True
-        )
+        query_terms = frozenset(lexical.terms(query, compounds=False))
+        for cid, chunk in chunks.items():
+            boost = 1 + HEADING_WEIGHT * corpus.heading_match(chunk, query_terms)
+            fused[cid] *= KIND_PRIOR[chunk.kind] * boost
+        ranked = sorted(fused, key=fused.__getitem__, reverse=True)
         hits = self._drop_near_duplicates(corpus, ranked, chunks, fused, k)
         return SearchResult(hits, self._evidence(corpus, query, query_vector, hits))
 
@@ -210,5 +222,5 @@ class Retriever:
         for window in windows:
             cosine = float(corpus.vectors[corpus.row[window.chunk_id]] @ query_unit)
             window.semantic = max(0.0, (cosine - baseline) / (1 - baseline))
-        windows.sort(key=lambda w: w.support, reverse=True)
-        return Evidence(support=windows[0].support, windows=windows)
+        windows.sort(key=lambda w: w.answer_fit(query), reverse=True)
+        return Evidence(support=max(w.support for w in windows), windows=windows)

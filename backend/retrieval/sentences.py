@@ -18,6 +18,16 @@ _HEADING = re.compile(r"^#{1,6}\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(*`])")
 _MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|^>\s*")
 WINDOW = 2  # a claim and its explanation often span two sentences
+ANSWER_TYPE_BONUS = 0.15
+# Questions that ask for an amount are answered by sentences with numbers in them.
+_ASKS_QUANTITY = re.compile(
+    r"\b(how (many|much|fast|often|long|far|big|large|small|accurate|high|heavy|quickly)|"
+    r"what (frequency|rate|speed|size|range|percentage|resolution|frame rate|accuracy)|at what)\b",
+    re.IGNORECASE,
+)
+# "What is X?" is answered by a sentence that says what X is.
+_ASKS_DEFINITION = re.compile(r"^\s*(what|who) (is|are) (an? |the )?(?!.*\bof\b)[\w\s'-]{1,40}\??\s*$", re.IGNORECASE)
+_DEFINES = re.compile(r"\b(is|are) (a|an|the)\b|\brefers? to\b|\bmeans\b", re.IGNORECASE)
 
 
 @dataclass
@@ -44,6 +54,16 @@ class Window:
     @property
     def support(self) -> float:
         return (self.lexical + self.semantic) / 2
+
+    def answer_fit(self, question: str) -> float:
+        """Support, plus a bonus when the window has the kind of statement the question asks
+        for (a number for "how many", a definition for "what is"); used to pick sentences."""
+        fit = self.support
+        if _ASKS_QUANTITY.search(question) and any(ch.isdigit() for ch in self.text):
+            fit += ANSWER_TYPE_BONUS
+        if _ASKS_DEFINITION.search(question) and _DEFINES.search(self.text):
+            fit += ANSWER_TYPE_BONUS
+        return fit
 
 
 def split_sentences(chunk_id: str, markdown: str) -> list[Sentence]:
