@@ -154,3 +154,55 @@ def bench(
     typer.echo(json.dumps(report.summary(), indent=2))
     if report.errors:
         raise typer.Exit(code=1)
+
+
+@app.command()
+def report(
+    book: BookOption = None,
+    data_dir: DataDirOption = None,
+    limit: Annotated[int, typer.Option(help="Rows per table.")] = 10,
+    json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """What readers ask, what went unanswered, and their feedback (from the database)."""
+    from backend.store import open_store
+
+    settings = Settings() if data_dir is None else Settings(LECTERN_DATA_DIR=data_dir)
+    book_id = book or settings.book
+
+    async def gather() -> dict:
+        store = open_store(settings)
+        try:
+            await store.migrate()
+            return {
+                "stats": await store.stats(book_id),
+                "asked": await store.top_questions(book_id, limit),
+                "unanswered": await store.top_questions(book_id, limit, unanswered=True),
+                "feedback": await store.feedback(book_id, limit),
+            }
+        finally:
+            await store.close()
+
+    try:
+        found = asyncio.run(gather())
+    except (OSError, ConnectionError) as exc:
+        raise fail(f"cannot read the database: {exc}") from None
+    stats = found["stats"]
+    if json_output:
+        payload = {key: [row.model_dump(mode="json") for row in rows] for key, rows in found.items() if key != "stats"}
+        payload["stats"] = stats.model_dump() | {"not_found_rate": round(stats.not_found_rate, 3)}
+        typer.echo(json.dumps(payload, indent=2))
+        return
+    console = Console()
+    console.print(
+        f"[bold]{book_id}[/]: {stats.questions} questions, {stats.not_found} not found "
+        f"({stats.not_found_rate:.0%}), feedback 👍 {stats.helpful} · 👎 {stats.unhelpful}"
+    )
+    for title, rows in (("Most asked", found["asked"]), ("Not answered by the book", found["unanswered"])):
+        table = Table("times", "question", "last asked", title=title)
+        for row in rows:
+            table.add_row(str(row.times), row.question, f"{row.last_asked:%Y-%m-%d %H:%M}")
+        console.print(table)
+    table = Table("helpful", "question", "comment", title="Latest feedback")
+    for entry in found["feedback"]:
+        table.add_row("yes" if entry.helpful else "no", entry.question, entry.comment or "")
+    console.print(table)

@@ -10,8 +10,10 @@ from typing import Any
 import asyncpg
 import pytest
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
 from backend.app import create_app
+from backend.cli import app as cli
 from backend.config import Settings
 from backend.store.sql import PostgresStore, SQLiteStore
 from tests.fakes.servers import FakeChatModel, Reply, serve
@@ -207,6 +209,12 @@ def test_feedback_round_trip_in_sqlite(motors_template: Path, tmp_path: Path) ->
         await store.close()
 
     asyncio.run(check())
+    result = CliRunner().invoke(cli, ["report", "--book", "motors", "--data-dir", str(data), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["stats"]["questions"] == 1 and summary["stats"]["unhelpful"] == 1
+    assert summary["asked"][0]["question"] == "How does a servo hold its position?"
+    assert summary["unanswered"] == [] and summary["feedback"][0]["comment"] == "too short"
 
 
 @pytest.fixture
