@@ -66,7 +66,8 @@ async def _reader(
                 report.errors[f"HTTP {response.status_code}"] += 1
         except httpx.HTTPError as exc:
             report.errors[type(exc).__name__] += 1
-        await asyncio.sleep(rng.expovariate(1 / think_s) if think_s else 0)
+        pause = rng.expovariate(1 / think_s) if think_s else 0
+        await asyncio.sleep(min(pause, max(0.0, deadline - time.monotonic())))
 
 
 async def run_bench(

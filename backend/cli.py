@@ -122,16 +122,16 @@ def evaluate(
         raise fail(str(exc)) from None
     write_results(out, results)
     report = score(loaded, results)
-    console = Console()
     if json_output:
         typer.echo(json.dumps(report, indent=2))
         return
-    metric_names = sorted({m for metrics in report.values() for m in metrics} - {"questions"})
-    table = Table("kind", "n", *metric_names, title=f"{retrieval} retrieval")
-    for kind, metrics in report.items():
-        table.add_row(kind, str(metrics["questions"]), *(
-            "" if metrics.get(m) is None else f"{metrics[m]:g}" for m in metric_names
-        ))
+    console = Console(width=max(Console().width, 120))
+    kinds = list(report)
+    table = Table("metric", *kinds, title=f"{retrieval} retrieval · {len(loaded)} questions")
+    metric_names = sorted({m for metrics in report.values() for m in metrics})
+    for name in metric_names:
+        values = [report[kind].get(name) for kind in kinds]
+        table.add_row(name, *("" if v is None else f"{v:g}" for v in values))
     console.print(table)
 
 

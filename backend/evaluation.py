@@ -3,7 +3,6 @@
 Question format and metric definitions: ../shared/eval/README.md (summarised in docs/eval.md).
 """
 
-import asyncio
 import json
 import statistics
 import time
@@ -65,8 +64,8 @@ def load_questions(path: Path) -> list[EvalQuestion]:
 
 
 async def run(engine: AnswerEngine, questions: Iterable[EvalQuestion]) -> list[EvalResult]:
-    # Load the model and the book first, as the server does at start-up: latency is per question.
-    await asyncio.to_thread(engine.retriever.search, "warm up")
+    # Load the model, the book and the agent first, as the server does at start-up.
+    await engine.answer(Question(text="warm up"))
     results = []
     for q in questions:
         started = time.perf_counter()
