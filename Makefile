@@ -8,7 +8,7 @@ PORT ?= 8000
 DATA ?= data
 SHARED_BOOK ?= ../shared/corpora/physical-ai-book
 
-.PHONY: demo test setup widget browser bench eval clean
+.PHONY: demo test setup widget site browser bench eval clean
 
 $(BIN)/lectern: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,12 @@ widget/dist/widget.js: $(wildcard widget/src/*.ts) widget/package.json
 
 widget: widget/dist/widget.js
 
+docs_site_plugin/example/node_modules: docs_site_plugin/example/package-lock.json docs_site_plugin/*.js
+	cd docs_site_plugin/example && rm -rf node_modules/docusaurus-plugin-lectern node_modules/.cache && npm ci --no-audit --no-fund
+	touch $@
+
+site: docs_site_plugin/example/node_modules
+
 browser:
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
@@ -30,8 +36,9 @@ demo: setup widget
 	$(BIN)/lectern ingest sample_book --book lectern-guide --base-url http://127.0.0.1:$(PORT)/demo --data-dir $(DATA)
 	$(BIN)/lectern serve --book lectern-guide --data-dir $(DATA) --port $(PORT)
 
-test: setup widget browser
+test: setup widget site browser
 	cd widget && npm test
+	cd docs_site_plugin && npm test
 	$(BIN)/pytest -q
 
 eval: setup
@@ -42,4 +49,4 @@ bench: setup
 	$(BIN)/python benchmarks/ingest_bench.py $(SHARED_BOOK)
 
 clean:
-	rm -rf $(VENV) $(DATA) widget/node_modules
+	rm -rf $(VENV) $(DATA) widget/node_modules docs_site_plugin/example/node_modules

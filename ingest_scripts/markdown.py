@@ -193,7 +193,7 @@ def sections_of(blocks: list[Block]) -> list[Section]:
             continue
         text, _ = split_custom_id(block.text)
         heading = plain_text(text)
-        anchor = slugger.anchor(block.text)
+        anchor = slugger.anchor(plain_text(block.text))  # slugged as rendered: link text only
         if block.level == 1:
             sections.append(Section(path=[], heading="", anchor=""))
             sections[-1].blocks.append(Block("heading", block.start, block.end, f"# {heading}"))

@@ -179,10 +179,10 @@ def ingest(
         report.seconds = round(time.perf_counter() - started, 3)
         return report
 
+    # A vector is reusable when its text is unchanged, even if the URL or metadata moved.
+    by_text = {point.embedding_hash: point.dense for point in stored.values()}
     reusable = {
-        chunk.id: stored[chunk.id].dense
-        for chunk in plan.chunks
-        if chunk.id in stored and stored[chunk.id].content_hash == chunk.content_hash
+        chunk.id: by_text[chunk.embedding_hash] for chunk in plan.chunks if chunk.embedding_hash in by_text
     }
     # Similar lengths in a batch waste less padding: about a third faster on CPU.
     to_embed = sorted(

@@ -41,6 +41,7 @@ class ScoredChunk:
 @dataclass
 class StoredPoint:
     content_hash: str
+    embedding_hash: str
     dense: list[float]
 
 
@@ -104,12 +105,13 @@ class BookIndex:
         offset = None
         while name:
             batch, offset = self.client.scroll(
-                name, limit=256, offset=offset, with_payload=["hash"], with_vectors=[DENSE]
+                name, limit=256, offset=offset, with_payload=["hash", "embed_hash"], with_vectors=[DENSE]
             )
             for point in batch:
                 vector = point.vector[DENSE] if isinstance(point.vector, dict) else None
                 if point.payload and isinstance(vector, list):
-                    points[str(point.id)] = StoredPoint(point.payload["hash"], vector)
+                    payload = point.payload
+                    points[str(point.id)] = StoredPoint(payload["hash"], payload.get("embed_hash", ""), vector)
             if offset is None:
                 break
         return points
@@ -135,6 +137,7 @@ class BookIndex:
                 payload={
                     **chunk.model_dump(),
                     "hash": chunk.content_hash,
+                    "embed_hash": chunk.embedding_hash,
                     "page": page.model_dump(),
                 },
             )
@@ -240,4 +243,4 @@ def match(**fields: str | int) -> models.Filter:
 
 
 def _chunk(payload: dict[str, Any]) -> Chunk:
-    return Chunk.model_validate({k: v for k, v in payload.items() if k not in ("hash", "page")})
+    return Chunk.model_validate({k: v for k, v in payload.items() if k not in ("hash", "embed_hash", "page")})

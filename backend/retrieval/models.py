@@ -62,6 +62,11 @@ class Chunk(BaseModel):
         return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
     @property
+    def embedding_hash(self) -> str:
+        """Changes only when the embedded text changes (not, say, when the site's URL does)."""
+        return hashlib.sha256(self.embedding_text.encode()).hexdigest()[:32]
+
+    @property
     def id(self) -> str:
         """Stable point id: same page, section and position keep their id across re-ingests."""
         key = f"{self.book}|{self.source_path}|{self.position}"

@@ -7,19 +7,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from backend.app import create_app
 from backend.config import Settings
+from tests.e2e.conftest import ARTIFACTS, ask, last_answer
 from tests.fakes.servers import FakeServer
 from tests.support.books import ingest_into
 from tests.unit.test_answers import write_book
 
 pytestmark = pytest.mark.e2e
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 LESSON = "/demo/docs/Physical-AI-Humanoid-Robotics/ros2-nervous-system/nodes-topics-services"
 
 
@@ -30,16 +27,6 @@ def server(real_book_template: Path, tmp_path_factory: pytest.TempPathFactory) -
     app = create_app(Settings(LECTERN_DATA_DIR=data, LECTERN_BOOK="physical-ai"))
     with FakeServer(app) as live:  # a real uvicorn on a free port, lifespan included
         yield live.url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("Chromium is missing: `make test` installs Debian's chromium package")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
@@ -53,17 +40,6 @@ def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
     page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"))
     context.close()
     assert not errors, errors
-
-
-def ask(page: Page, question: str) -> None:
-    page.get_by_test_id("input").fill(question)
-    page.get_by_test_id("input").press("Enter")
-
-
-def last_answer(page: Page):
-    answer = page.get_by_test_id("message-assistant").last
-    expect(answer.get_by_test_id("confidence")).to_be_visible(timeout=20_000)
-    return answer
 
 
 def test_ask_stream_and_follow_a_citation(page: Page, server: str) -> None:

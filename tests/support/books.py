@@ -9,6 +9,7 @@ from qdrant_client import QdrantClient
 from backend.config import Settings
 from backend.retrieval.embeddings import Embedder, LocalEmbedder
 from backend.retrieval.index import BookIndex
+from ingest_scripts.manifest import Manifest
 from ingest_scripts.pipeline import ingest, plan_book
 
 SHARED_BOOK = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "physical-ai-book"
@@ -27,12 +28,12 @@ def local_embedder() -> LocalEmbedder:
 
 
 def ingest_into(data_dir: Path, book_dir: Path, book: str, embedder: Embedder | None = None,
-                base_url: str = "") -> None:
+                base_url: str = "", manifest: Manifest | None = None) -> None:
     settings = Settings(LECTERN_DATA_DIR=data_dir)
     settings.qdrant_path.mkdir(parents=True, exist_ok=True)
     client = QdrantClient(path=str(settings.qdrant_path))
     try:
-        plan = plan_book(book_dir, book, base_url)
+        plan = plan_book(book_dir, book, base_url, manifest)
         ingest(plan, BookIndex(client, book), embedder or local_embedder())
     finally:
         client.close()

@@ -16,6 +16,7 @@ declare global {
 const DEFAULT_STARTERS = ["What does this book cover?", "What are the key ideas of this page?"];
 const script = document.currentScript as HTMLScriptElement | null;
 let widget: Widget | null = null;
+let page: string | undefined; // set by the Docusaurus plugin, possibly before the widget exists
 
 function fromScript(tag: HTMLScriptElement | null): Partial<Options> {
   if (!tag) return {};
@@ -43,13 +44,17 @@ function init(options: Partial<Options>): Widget {
     starterQuestions: DEFAULT_STARTERS,
     ...defined,
   } as Options);
+  if (page) widget.setPage(page);
   document.body.append(widget.host);
   return widget;
 }
 
 window.Lectern = {
   init,
-  setPage: (page) => widget?.setPage(page.lessonId ?? page.permalink),
+  setPage: (info) => {
+    page = info.lessonId ?? info.permalink;
+    widget?.setPage(page);
+  },
   open: () => widget?.open(),
   close: () => widget?.close(),
 };

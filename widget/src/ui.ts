@@ -51,6 +51,12 @@ function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
+/** Docusaurus marks doc pages with `docs-doc-id-<id>` on <html>; it follows SPA navigation. */
+function docusaurusDocId(): string | undefined {
+  const marker = Array.from(document.documentElement.classList).find((name) => name.startsWith("docs-doc-id-"));
+  return marker?.slice("docs-doc-id-".length);
+}
+
 export class Widget {
   readonly host: HTMLElement;
   private readonly root: HTMLElement;
@@ -266,7 +272,7 @@ export class Widget {
           query,
           selected_text: selection?.text,
           surrounding_text: selection?.context || undefined,
-          lesson_id: this.options.lessonId,
+          lesson_id: this.options.lessonId ?? docusaurusDocId(),
           conversation_history: past.map((m) => ({ role: m.role, content: m.content })),
           conversation_id: this.conversationId,
           book: this.options.bookId,

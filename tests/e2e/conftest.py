@@ -1,0 +1,33 @@
+"""Browser fixtures: Debian's Chromium driven by Playwright."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("Chromium is missing: `make test` installs Debian's chromium package")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser
+        browser.close()
+
+
+def ask(page: Page, question: str) -> None:
+    page.get_by_test_id("input").fill(question)
+    page.get_by_test_id("input").press("Enter")
+
+
+def last_answer(page: Page):  # noqa: ANN201 - a Playwright Locator
+    answer = page.get_by_test_id("message-assistant").last
+    expect(answer.get_by_test_id("confidence")).to_be_visible(timeout=20_000)
+    return answer
