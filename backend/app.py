@@ -70,7 +70,8 @@ def _warm_up(library: Library) -> None:
     """Loads the embedding model and the book before the first reader waits for them."""
     try:
         library.embedder.embed_query("warm up")
-        library.engine().retriever.corpus
+        passages = len(library.engine().retriever.corpus.chunks)
+        log.info("book loaded", extra={"passages": passages})
     except BookNotIngested:
         log.warning("the book is not ingested yet; answers will fail until `lectern ingest` runs")
     except errors.DEPENDENCY_ERRORS as exc:

@@ -192,7 +192,8 @@ def ingest(
     fresh: dict[str, list[float]] = {}
     for start in range(0, len(to_embed), EMBED_BATCH):
         batch = to_embed[start : start + EMBED_BATCH]
-        for chunk, vector in zip(batch, embedder.embed_documents([c.embedding_text for c in batch])):
+        vectors = embedder.embed_documents([c.embedding_text for c in batch])
+        for chunk, vector in zip(batch, vectors, strict=True):
             fresh[chunk.id] = vector
         if on_progress:
             on_progress(min(start + EMBED_BATCH, len(to_embed)), len(to_embed))

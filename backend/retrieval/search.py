@@ -74,6 +74,11 @@ class BookCorpus:
         n, df = len(self.chunks), self.df.get(term, 0)
         return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
+    def overlap(self, first_id: str, second_id: str) -> float:
+        """Jaccard overlap of two chunks' terms (near-duplicates score close to 1)."""
+        first, second = self.terms.get(first_id, frozenset()), self.terms.get(second_id, frozenset())
+        return len(first & second) / max(len(first | second), 1)
+
     def heading_match(self, chunk: Chunk, query_terms: frozenset[str]) -> float:
         """IDF-weighted share of the chunk's heading words that the query uses."""
         heading = self._heading_terms.get(chunk.heading)
@@ -194,13 +199,7 @@ class Retriever:
     ) -> list[ScoredChunk]:
         kept: list[ScoredChunk] = []
         for cid in ranked:
-            terms = corpus.terms.get(cid, frozenset())
-
-            def overlap(other: ScoredChunk) -> float:
-                theirs = corpus.terms.get(other.chunk.id, frozenset())
-                return len(terms & theirs) / max(len(terms | theirs), 1)
-
-            if not any(overlap(h) >= DUPLICATE_OVERLAP for h in kept):
+            if not any(corpus.overlap(cid, h.chunk.id) >= DUPLICATE_OVERLAP for h in kept):
                 kept.append(ScoredChunk(chunks[cid], fused[cid]))
             if len(kept) == k:
                 break

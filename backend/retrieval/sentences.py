@@ -79,7 +79,7 @@ def split_sentences(chunk_id: str, markdown: str) -> list[Sentence]:
             for row in lines[1:]:
                 if not _TABLE_RULE.match(row):
                     cells = _cells(row)
-                    pairs = [f"{h}: {c}" if h else c for h, c in zip(header, cells)]
+                    pairs = [f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False)]  # ragged rows
                     pieces.append("; ".join(p for p in pairs if p.strip(": ")))
             continue
         for line in lines:

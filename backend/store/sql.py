@@ -23,7 +23,7 @@ INTERACTION_COLUMNS = (
     "status, confidence, latency_ms, model, created_at"
 )
 SQLITE_MIGRATIONS = [
-    f"""CREATE TABLE interactions (
+    """CREATE TABLE interactions (
         message_id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, session_id TEXT,
         book TEXT NOT NULL, question TEXT NOT NULL, selected_text TEXT, answer TEXT NOT NULL,
         sources TEXT NOT NULL, status TEXT NOT NULL, confidence TEXT NOT NULL,

@@ -17,8 +17,8 @@ from backend.cli import app as cli
 from backend.config import Settings
 from backend.store.sql import PostgresStore, SQLiteStore
 from tests.fakes.servers import FakeChatModel, Reply, serve
-from tests.support.books import copy_data_dir, ingest_into
-from tests.unit.test_answers import INJECTION_BOOK, write_book
+from tests.support.books import copy_data_dir, ingest_into, write_book
+from tests.unit.test_answers import INJECTION_BOOK
 
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
 REDIS = "redis://127.0.0.1:6379/0"

@@ -7,8 +7,8 @@ from pathlib import Path
 from backend.app import create_app
 from backend.config import Settings
 from tests.fakes.servers import FakeServer
-from tests.support.books import ingest_into
-from tests.unit.test_answers import INJECTION_BOOK, write_book
+from tests.support.books import ingest_into, write_book
+from tests.unit.test_answers import INJECTION_BOOK
 
 SCHEMATHESIS = Path(__file__).resolve().parents[2] / ".venv" / "bin" / "schemathesis"
 

@@ -12,7 +12,7 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # sync Playwright holds the main thread's event loop while open
 def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail("Chromium is missing: `make test` installs Debian's chromium package")

@@ -106,3 +106,25 @@ def test_plugin_widget_answers_and_links_into_the_site(browser: Browser, live_si
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "docusaurus-site.png"))
     context.close()
+
+
+def test_selection_and_theme_on_the_docusaurus_site(browser: Browser, live_site: str) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{live_site}/docs/Physical-AI-Humanoid-Robotics/ros2-nervous-system/nodes-topics-services")
+    page.evaluate(
+        """() => { const p = [...document.querySelectorAll('article p')].find((el) => el.textContent.includes('independent process'));
+        const range = document.createRange(); range.selectNodeContents(p);
+        getSelection().removeAllRanges(); getSelection().addRange(range);
+        document.dispatchEvent(new MouseEvent('mouseup')); }"""
+    )
+    page.get_by_test_id("ask-tooltip").click()
+    expect(page.get_by_test_id("selection-quote")).to_contain_text("independent process")
+    ask(page, "Why is that useful?")
+    expect(last_answer(page).get_by_test_id("citation").first).to_contain_text("Nodes, Topics, and Services")
+    root = page.locator("#lectern-widget >> .root")
+    page.evaluate("document.documentElement.setAttribute('data-theme', 'dark')")  # Docusaurus's own switch
+    expect(root).to_have_attribute("data-theme", "dark")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "docusaurus-selection-dark.png"))
+    context.close()

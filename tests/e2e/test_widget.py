@@ -13,8 +13,7 @@ from backend.app import create_app
 from backend.config import Settings
 from tests.e2e.conftest import ARTIFACTS, ask, last_answer
 from tests.fakes.servers import FakeServer
-from tests.support.books import ingest_into
-from tests.unit.test_answers import write_book
+from tests.support.books import ingest_into, write_book
 
 pytestmark = pytest.mark.e2e
 LESSON = "/demo/docs/Physical-AI-Humanoid-Robotics/ros2-nervous-system/nodes-topics-services"

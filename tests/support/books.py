@@ -42,3 +42,12 @@ def ingest_into(data_dir: Path, book_dir: Path, book: str, embedder: Embedder | 
 def copy_data_dir(template: Path, target: Path) -> Path:
     shutil.copytree(template, target)
     return target
+
+
+def write_book(root: Path, files: dict[str, str]) -> Path:
+    """A docs folder from {relative path: text}."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root

@@ -4,12 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from backend.agent.agent import AnswerEngine, TextDelta
-from backend.agent.context import Question, Turn
+from backend.agent.context import Turn
 from backend.config import Settings
 from backend.engine import Library
-from backend.grounding.answer import Answer
-from tests.support.books import ingest_into
+from tests.support.answers import ask
+from tests.support.books import ingest_into, write_book
 
 INJECTION_BOOK = {
     "01-motors/_category_.json": '{"label": "Motors"}',
@@ -39,26 +38,6 @@ Stepper motors move in fixed angular steps, typically 1.8 degrees per step, with
 Missed steps go unnoticed because nothing measures the real shaft angle.
 """,
 }
-
-
-def write_book(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    return root
-
-
-async def ask(engine: AnswerEngine, text: str, **kwargs: object) -> tuple[Answer, str]:
-    streamed = ""
-    final: Answer | None = None
-    async for event in engine.stream(Question(text=text, **kwargs)):
-        if isinstance(event, TextDelta):
-            streamed += event.text
-        else:
-            final = event
-    assert final is not None
-    return final, streamed
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from backend.cli import app
 from backend.retrieval import lexical
 from backend.retrieval.index import BookIndex
 from ingest_scripts.pipeline import IngestError, IngestReport, ingest, plan_book
-from tests.support.books import SHARED_BOOK, local_embedder
+from tests.support.books import SHARED_BOOK, local_embedder, write_book
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -58,14 +58,6 @@ def page(title: str, sections: int = 2, words: int = 80) -> str:
         for s in range(sections)
     )
     return f"---\ntitle: {title}\n---\n# {title}\n\n{body}\n"
-
-
-def write_book(root: Path, pages: dict[str, str]) -> Path:
-    for rel, text in pages.items():
-        target = root / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return root
 
 
 @pytest.fixture
@@ -205,7 +197,7 @@ def test_real_book_ingests_with_full_metadata(real_book_template: Path) -> None:
         tables = 0
         for source in SHARED_BOOK.rglob("*.md"):
             lines = source.read_text(encoding="utf-8").splitlines()
-            for header, rule in zip(lines, lines[1:]):
+            for header, rule in zip(lines, lines[1:], strict=False):
                 if header.startswith("|") and re.match(r"^\|\s*:?-{3,}", rule):
                     tables += 1
                     assert f"{header}\n{rule}" in texts, f"table split in {source.name}: {header[:40]}"

@@ -6,14 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from backend.agent.agent import AnswerEngine, ModelUnavailable, TextDelta
-from backend.agent.context import Question
+from backend.agent.agent import ModelUnavailable
 from backend.config import Settings
 from backend.engine import Library
-from backend.grounding.answer import Answer
 from tests.fakes.servers import FakeChatModel, Reply, serve
-from tests.support.books import ingest_into
-from tests.unit.test_answers import INJECTION_BOOK, write_book
+from tests.support.answers import ask
+from tests.support.books import ingest_into, write_book
+from tests.unit.test_answers import INJECTION_BOOK
 
 
 @pytest.fixture(scope="module")
@@ -36,17 +35,6 @@ def library(data: Path, url: str, timeout: float = 5) -> Library:
         LECTERN_MODEL_NAME="gemini-2.5-flash", LECTERN_LLM_BASE_URL=f"{url}/v1",
         LECTERN_LLM_TIMEOUT=timeout,
     ))
-
-
-async def ask(engine: AnswerEngine, text: str) -> tuple[Answer, str]:
-    streamed, final = "", None
-    async for event in engine.stream(Question(text=text)):
-        if isinstance(event, TextDelta):
-            streamed += event.text
-        else:
-            final = event
-    assert final is not None
-    return final, streamed
 
 
 async def test_tool_calls_and_streamed_text_become_a_checked_answer(motors_data: Path, fake_model) -> None:
