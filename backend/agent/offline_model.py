@@ -143,8 +143,8 @@ class OfflineAnswerModel(Model):
 
     @staticmethod
     def compose(outputs: list[dict[str, Any]]) -> str:
-        """The best-supported sentence windows of the main search, best first, one per
-        passage; then, for a question that joins topics, the best window of each topic's own
+        """The best sentence windows of the main search that do not repeat each other, best
+        first; then, for a question that joins topics, the best window of each topic's own
         search when it comes from another lesson. Each window is followed by its ref."""
         searches = [o for o in outputs if "key_sentences" in o]
         if not searches:
@@ -157,7 +157,7 @@ class OfflineAnswerModel(Model):
         chosen: list[dict[str, Any]] = []
         for window in windows:
             if len(chosen) < MAX_SENTENCE_WINDOWS and window["support"] >= floor:
-                if not any(_same_passage(window, c) for c in chosen):
+                if not any(_overlapping(window, c) for c in chosen):
                     chosen.append(window)
         for part in parts:
             best = part["key_sentences"][0] if part["key_sentences"] else None
@@ -167,8 +167,8 @@ class OfflineAnswerModel(Model):
         return " ".join(f"{w['text']} [{w['ref']}]" for w in chosen)
 
 
-def _same_passage(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    return a["ref"] == b["ref"] or a["text"][:60] in b["text"] or b["text"][:60] in a["text"]
+def _overlapping(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return a["text"][:60] in b["text"] or b["text"][:60] in a["text"]
 
 
 def _field(item: Any, name: str) -> Any:
