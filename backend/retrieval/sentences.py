@@ -21,8 +21,9 @@ WINDOW = 2  # a claim and its explanation often span two sentences
 ANSWER_TYPE_BONUS = 0.15
 # Questions that ask for an amount are answered by sentences with numbers in them.
 _ASKS_QUANTITY = re.compile(
-    r"\b(how (many|much|fast|often|long|far|big|large|small|accurate|high|heavy|quickly)|"
-    r"what (frequency|rate|speed|size|range|percentage|resolution|frame rate|accuracy)|at what)\b",
+    r"\bhow (many|much|fast|often|long|far|big|large|small|accurate|high|heavy|quickly)\b|"
+    r"\b(frequency|rate|speed|range|size|accuracy|resolution|latency|distance|weight|duration|"
+    r"percentage|temperature)\b",
     re.IGNORECASE,
 )
 # "What is X?" is answered by a sentence that says what X is.
