@@ -2,9 +2,11 @@
 //   LECTERN_DOCS_PATH  the book's docs folder   (default: the project's sample book)
 //   LECTERN_API_URL    where `lectern serve` runs (default: http://127.0.0.1:8000)
 //   LECTERN_BOOK       the id given to `lectern ingest --book`
+const fs = require('fs');
 const path = require('path');
 
-const docsPath = path.resolve(__dirname, process.env.LECTERN_DOCS_PATH || '../../sample_book');
+// The real path: webpack resolves symlinks, and Docusaurus must see the same paths it does.
+const docsPath = fs.realpathSync(path.resolve(__dirname, process.env.LECTERN_DOCS_PATH || '../../sample_book'));
 
 module.exports = {
   title: 'Lectern example',

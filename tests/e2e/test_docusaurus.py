@@ -45,10 +45,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         "LECTERN_API_URL": f"http://127.0.0.1:{api_port}",
         "LECTERN_BOOK": "physical-ai",
     }
-    subprocess.run(
+    build = subprocess.run(
         ["npx", "docusaurus", "build", "--out-dir", str(out)],
-        cwd=EXAMPLE, env=env, check=True, capture_output=True, timeout=600,
+        cwd=EXAMPLE, env=env, capture_output=True, text=True, timeout=600,
     )
+    assert build.returncode == 0, build.stderr[-3000:] or build.stdout[-3000:]
     return {"out": out, "api_port": api_port}
 
 
