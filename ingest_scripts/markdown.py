@@ -68,7 +68,7 @@ def split_front_matter(source: str, source_path: str) -> tuple[dict, int]:
     """Returns the front matter and the character offset where the body starts."""
     if not source.startswith("---"):
         return {}, 0
-    match = re.compile(r"^---[ \t]*$", re.M).search(source, 3)
+    match = re.compile(r"^---[ \t]*\r?$", re.M).search(source, 3)
     first_line_end = source.find("\n")
     if match is None or first_line_end < 0 or source[3:first_line_end].strip():
         return {}, 0
@@ -119,9 +119,10 @@ def estimate_tokens(text: str) -> int:
 def parse_blocks(source: str, body_start: int) -> list[Block]:
     """Top-level markdown blocks of the body, with MDX statements dropped."""
     body = source[body_start:]
-    line_starts = [0]
-    for line in body.splitlines(keepends=True):
-        line_starts.append(line_starts[-1] + len(line))
+    # Line breaks as markdown-it counts them (str.splitlines also splits at U+2028, \f, …).
+    line_starts = [0] + [m.end() for m in re.finditer(r"\r\n?|\n", body)]
+    if line_starts[-1] < len(body):
+        line_starts.append(len(body))
     tokens = _md.parse(body)
     blocks: list[Block] = []
     for i, token in enumerate(tokens):

@@ -1,14 +1,17 @@
-"""Ingest runs against embedded Qdrant: incremental updates, model changes, interruptions, CLI."""
+"""Ingest runs against embedded Qdrant with the real local model: incremental updates, model
+changes, interruptions and the `lectern ingest` command line."""
 
 import hashlib
+import itertools
 import json
 import math
 import os
+import random
 import re
 import signal
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -18,27 +21,27 @@ from typer.testing import CliRunner
 
 from backend.cli import app
 from backend.retrieval import lexical
+from backend.retrieval.embeddings import LocalEmbedder
 from backend.retrieval.index import BookIndex
+from backend.retrieval.models import Chunk
 from ingest_scripts.pipeline import IngestError, IngestReport, ingest, plan_book
 from tests.support.books import SHARED_BOOK, local_embedder, write_book
 
-REPO = Path(__file__).resolve().parents[2]
+VOCABULARY = ["robot", "sensor", "joint", "motor", "camera", "frame", "signal", "torque", "balance", "gait", "planner", "map", "lidar", "depth", "policy", "reward", "gripper", "wheel", "battery", "servo", "encoder", "filter", "kalman", "odometry"]
 
 
 class HashingEmbedder:
-    """A small real provider (bag of hashed words); another `name` = another vector space."""
+    """A small, real provider: hashed bag of words. Another `name` means another vector space."""
 
     def __init__(self, name: str = "test:hashing-64", dimension: int = 64):
         self.name = name
         self._dimension = dimension
-        self.embedded = 0
 
     @property
     def dimension(self) -> int:
         return self._dimension
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        self.embedded += len(texts)
         return [self._vector(t) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
@@ -47,17 +50,25 @@ class HashingEmbedder:
     def _vector(self, text: str) -> list[float]:
         vector = [0.0] * self._dimension
         for word in re.findall(r"\w+", text.lower()):
-            vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % self._dimension] += 1
+            vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % self._dimension] += 1.0
         norm = math.sqrt(sum(v * v for v in vector)) or 1.0
         return [v / norm for v in vector]
 
 
-def page(title: str, sections: int = 2, words: int = 80) -> str:
-    body = "\n\n".join(
-        f"## {title} part {s}\n\n" + " ".join(f"{title.lower()}{s}w{i}" for i in range(words)) + "."
-        for s in range(sections)
-    )
+def prose(seed: str, words: int = 45) -> str:
+    rnd = random.Random(seed)
+    return f"{seed} covers " + " ".join(rnd.choice(VOCABULARY) for _ in range(words)) + "."
+
+
+def page(title: str, sections: int = 2) -> str:
+    body = "\n\n".join(f"## {title} part {s}\n\n{prose(f'{title}{s}')}" for s in range(sections))
     return f"---\ntitle: {title}\n---\n# {title}\n\n{body}\n"
+
+
+@pytest.fixture(scope="module")
+def embedder() -> LocalEmbedder:
+    """The real all-MiniLM-L6-v2, loaded once (shared with the other test modules)."""
+    return local_embedder()
 
 
 @pytest.fixture
@@ -67,111 +78,278 @@ def index(tmp_path: Path) -> Iterator[BookIndex]:
     client.close()
 
 
-def run(root: Path, index: BookIndex, embedder: HashingEmbedder) -> IngestReport:
-    return ingest(plan_book(root, index.book), index, embedder)
-
-
-def test_incremental_ingest_embeds_only_what_changed(tmp_path: Path, index: BookIndex) -> None:
-    root = write_book(tmp_path / "docs", {
+@pytest.fixture
+def book(tmp_path: Path) -> Path:
+    return write_book(tmp_path / "docs", {
         "01-a/_category_.json": '{"label": "Part A"}',
         "01-a/01-one.md": page("One"),
         "01-a/02-two.md": page("Two"),
         "02-b/01-three.md": page("Three"),
     })
-    embedder = HashingEmbedder()
-    first = run(root, index, embedder)
-    assert (first.pages, first.chunks, first.embedded) == (3, 6, 6)
-    assert {c.module for c in index.chunks_with_vectors()[0] if c.source_path.startswith("01-a")} == {"Part A"}
-
-    again = run(root, index, embedder)
-    assert again.unchanged and again.embedded == 0 and again.collection == first.collection
-
-    (root / "01-a/02-two.md").write_text(page("Two") + "\n## Two extra\n\nA brand new closing section with words.\n")
-    (root / "02-b/01-three.md").unlink()
-    (root / "02-b/02-four.md").write_text(page("Four"))
-    changed = run(root, index, embedder)
-    assert not changed.unchanged
-    assert changed.embedded == 3  # Two's new section + Four's two sections
-    assert changed.reused == 4 and changed.removed == 2
-    sources = {c.source_path for c in index.chunks_with_vectors()[0]}
-    assert sources == {"01-a/01-one.md", "01-a/02-two.md", "02-b/02-four.md"}
-    names = [c.name for c in index.client.get_collections().collections]
-    assert names == [index.current_collection()]  # the old build is gone
 
 
-def test_a_different_embedding_model_forces_a_clean_rebuild(tmp_path: Path, index: BookIndex) -> None:
-    root = write_book(tmp_path / "docs", {"01-one.md": page("One"), "02-two.md": page("Two")})
-    run(root, index, HashingEmbedder())
-    other = HashingEmbedder(name="test:hashing-32", dimension=32)
-    report = run(root, index, other)
-    assert report.rebuild_reason and "test:hashing-64" in report.rebuild_reason
-    assert report.embedded == report.chunks == 4
-    assert index.metadata() == {"embedder": "test:hashing-32", "dimension": 32, "book": "tiny"}
-    hits = index.query(other.embed_query("two1w3"), lexical.query_vector("two1w3"), 3)
-    assert hits[0].chunk.source_path == "02-two.md"
+def run(root: Path, index: BookIndex, embedder: LocalEmbedder | HashingEmbedder,
+        base_url: str = "") -> IngestReport:
+    return ingest(plan_book(root, index.book, base_url), index, embedder)
 
 
-def test_leftovers_of_an_interrupted_publish_are_removed(tmp_path: Path, index: BookIndex) -> None:
-    root = write_book(tmp_path / "docs", {"01-one.md": page("One")})
-    first = run(root, index, HashingEmbedder())
-    index.client.create_collection(f"{index.alias}-20990101000000-dead00", vectors_config={})
+def vectors_by_id(index: BookIndex) -> dict[str, list[float]]:
+    chunks, vectors = index.chunks_with_vectors()
+    return {chunk.id: vector for chunk, vector in zip(chunks, vectors, strict=True)}
+
+
+def collection_names(client: QdrantClient) -> list[str]:
+    return sorted(c.name for c in client.get_collections().collections)
+
+
+# --- incremental ingest ---------------------------------------------------------------------
+
+
+def test_first_ingest_embeds_everything(book: Path, index: BookIndex, embedder: LocalEmbedder) -> None:
+    report = run(book, index, embedder)
+    assert (report.pages, report.chunks, report.embedded, report.reused) == (3, 6, 6, 0)
+    assert not report.unchanged and report.rebuild_reason is None
+    assert report.collection == index.current_collection()
+    assert index.metadata() == {"embedder": embedder.name, "dimension": 384, "book": "tiny"}
+    chunks, vectors = index.chunks_with_vectors()
+    assert len(chunks) == 6 and all(len(v) == 384 for v in vectors)
+    assert {c.module for c in chunks if c.source_path.startswith("01-a/")} == {"Part A"}
+    assert {c.module for c in chunks if c.source_path.startswith("02-b/")} == {""}
+    assert [p.source_path for p in index.pages()] == ["01-a/01-one.md", "01-a/02-two.md", "02-b/01-three.md"]
+
+
+def test_unchanged_book_is_not_re_embedded(book: Path, index: BookIndex, embedder: LocalEmbedder) -> None:
+    first = run(book, index, embedder)
+    again = run(book, index, embedder)
+    assert again.unchanged and again.embedded == 0 and again.reused == 6
+    assert again.collection == first.collection == index.current_collection()
+    assert collection_names(index.client) == [first.collection]
+
+
+def test_editing_one_page_re_embeds_only_its_changed_chunks(
+    book: Path, index: BookIndex, embedder: LocalEmbedder
+) -> None:
+    run(book, index, embedder)
+    before = vectors_by_id(index)
+    two = book / "01-a/02-two.md"
+    two.write_text(two.read_text().replace(prose("Two1"), prose("Two1 rewritten")))
+    report = run(book, index, embedder)
+    assert not report.unchanged
+    assert (report.embedded, report.reused, report.removed, report.chunks) == (1, 5, 0, 6)
+    after = vectors_by_id(index)
+    assert after.keys() == before.keys()
+    changed = [chunk_id for chunk_id in before if after[chunk_id] != before[chunk_id]]
+    assert len(changed) == 1  # the edited section; every other vector is reused as is
+    chunks = {c.id: c for c in index.chunks_with_vectors()[0]}
+    assert chunks[changed[0]].source_path == "01-a/02-two.md" and chunks[changed[0]].position == 1
+    assert collection_names(index.client) == [report.collection]  # the old build is gone
+
+
+def test_removing_and_adding_pages(book: Path, index: BookIndex, embedder: LocalEmbedder) -> None:
+    run(book, index, embedder)
+    (book / "02-b/01-three.md").unlink()
+    removed = run(book, index, embedder)
+    assert (removed.pages, removed.chunks, removed.embedded, removed.removed) == (2, 4, 0, 2)
+    assert {c.source_path for c in index.chunks_with_vectors()[0]} == {"01-a/01-one.md", "01-a/02-two.md"}
+
+    (book / "02-b/02-four.md").write_text(page("Four", sections=3))
+    added = run(book, index, embedder)
+    assert (added.pages, added.chunks, added.embedded, added.reused, added.removed) == (3, 7, 3, 4, 0)
+    sources = [c.source_path for c in index.chunks_with_vectors()[0]]
+    assert sources.count("02-b/02-four.md") == 3 and "02-b/01-three.md" not in sources
+    hits = index.query(embedder.embed_query(prose("Four2")), lexical.query_vector("Four2"), 3)
+    assert hits[0].chunk.source_path == "02-b/02-four.md"
+
+
+def test_a_new_base_url_updates_links_without_re_embedding(
+    book: Path, index: BookIndex, embedder: LocalEmbedder
+) -> None:
+    run(book, index, embedder)
+    report = run(book, index, embedder, base_url="https://book.example")
+    assert not report.unchanged and report.embedded == 0 and report.reused == 6
+    assert all(c.url.startswith("https://book.example/docs/") for c in index.chunks_with_vectors()[0])
+
+
+def test_a_different_embedding_model_forces_a_clean_rebuild(
+    book: Path, index: BookIndex, embedder: LocalEmbedder
+) -> None:
+    run(book, index, embedder)
+    hashing = HashingEmbedder()
+    report = run(book, index, hashing)
+    assert report.rebuild_reason and embedder.name in report.rebuild_reason
+    assert hashing.name in report.rebuild_reason
+    assert report.embedded == report.chunks == 6 and report.reused == 0
+    assert index.metadata() == {"embedder": hashing.name, "dimension": 64, "book": "tiny"}
+    assert all(len(v) == 64 for v in index.chunks_with_vectors()[1])
+    assert collection_names(index.client) == [report.collection]
+    query = prose("Three1")
+    hits = index.query(hashing.embed_query(query), lexical.query_vector(query), 3)
+    assert hits[0].chunk.source_path == "02-b/01-three.md" and hits[0].chunk.position == 1
+    dense_only = index.query(hashing.embed_query(query), None, 1)
+    assert dense_only[0].chunk.source_path == "02-b/01-three.md"
+
+    back = run(book, index, embedder)  # and back again: another full rebuild, 384 dimensions
+    assert back.rebuild_reason and back.embedded == 6
+    assert index.metadata()["dimension"] == 384
+
+
+def test_leftovers_of_an_interrupted_publish_are_removed(
+    book: Path, index: BookIndex, embedder: LocalEmbedder
+) -> None:
+    """A build killed between creating its collection and moving the alias leaves exactly this."""
+    first = run(book, index, embedder)
+    leftover = f"{index.alias}-20990101000000-dead00"
+    index.client.create_collection(leftover, vectors_config={})
+    index.client.create_collection("someone-else", vectors_config={})
     assert index.current_collection() == first.collection
-    (root / "01-one.md").write_text(page("One", sections=3))
-    second = run(root, index, HashingEmbedder())
-    assert [c.name for c in index.client.get_collections().collections] == [second.collection]
+    assert len(index.chunks_with_vectors()[0]) == 6
+    (book / "01-a/01-one.md").write_text(page("One", sections=3))
+    second = run(book, index, embedder)
+    assert collection_names(index.client) == sorted([second.collection or "", "someone-else"])
 
 
-def test_killed_ingest_leaves_the_served_index_whole(tmp_path: Path) -> None:
-    root = write_book(tmp_path / "docs", {"01-one.md": page("One")})
+# --- a killed `lectern ingest` ----------------------------------------------------------------
+
+
+def lectern_command() -> list[str]:
+    script = Path(sys.executable).parent / "lectern"
+    return [str(script)] if script.exists() else [sys.executable, "-c", "from backend.cli import app; app()"]
+
+
+def cli_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LECTERN_", "QDRANT_"))}
+    # Rich draws its progress bar only on a terminal; these make it draw into our pipe too.
+    return env | {"LECTERN_EMBEDDINGS": "local", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "1",
+                  "COLUMNS": "120"}
+
+
+class ProgressWatcher:
+    """Reads the ingest's stderr and notes when embedding is under way (done > 0, not finished)."""
+
+    def __init__(self, process: subprocess.Popen[bytes]):
+        self.embedding = threading.Event()
+        self.seen = ""
+        self.progress: tuple[int, int] | None = None
+        self._thread = threading.Thread(target=self._read, args=(process,), daemon=True)
+        self._thread.start()
+
+    def _read(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stderr is not None
+        while chunk := process.stderr.read1(4096):
+            self.seen = (self.seen + chunk.decode(errors="replace"))[-4000:]
+            for done, total in re.findall(r"(\d+)/(\d+)", self.seen):
+                if 0 < int(done) < int(total):
+                    self.progress = (int(done), int(total))
+                    self.embedding.set()
+
+
+def test_killed_ingest_leaves_the_served_index_whole(
+    tmp_path: Path, embedder: LocalEmbedder
+) -> None:
     data = tmp_path / "data"
-    cli = [sys.executable, "-m", "backend", "ingest", "--book", "tiny", "--data-dir", str(data)]
-    subprocess.run([*cli, str(root)], check=True, capture_output=True, cwd=REPO)
+    old = write_book(tmp_path / "old", {"01-one.md": page("One"), "02-two.md": page("Two")})
+    client = QdrantClient(path=str(data / "qdrant"))
+    first = run(old, BookIndex(client, "tiny"), embedder)
+    client.close()
+    assert first.chunks == 4
 
-    big = write_book(tmp_path / "big", {f"{i:03d}-p.md": page(f"P{i}", sections=4) for i in range(150)})
-    process = subprocess.Popen([*cli, str(big)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
-    time.sleep(12)  # the model is loaded and embedding is under way (600 chunks take longer)
-    assert process.poll() is None, "the ingest finished before it could be interrupted"
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
+    pages = 500  # eight embedding batches of 64: seconds of embedding left after the first one
+    big = write_book(tmp_path / "big", {
+        f"{i:03d}-page.md": f"# Page {i}\n\n## Part {i}\n\n{prose(f'Page{i}')}\n" for i in range(pages)
+    })
+    base = [*lectern_command(), "ingest", str(big), "--book", "tiny", "--data-dir", str(data)]
+    process = subprocess.Popen(base, cwd=tmp_path, env=cli_env(), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    watcher = ProgressWatcher(process)
+    try:
+        assert watcher.embedding.wait(timeout=180), f"no embedding progress seen: {watcher.seen[-500:]!r}"
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+    assert watcher.progress is not None and watcher.progress[1] == pages
 
     client = QdrantClient(path=str(data / "qdrant"))
-    index = BookIndex(client, "tiny")
-    chunks, _ = index.chunks_with_vectors()
-    assert {c.source_path for c in chunks} == {"01-one.md"}
-    client.close()
-    result = subprocess.run([*cli, "--json", str(big)], check=True, capture_output=True, text=True, cwd=REPO)
-    assert json.loads(result.stdout)["pages"] == 150
+    try:
+        index = BookIndex(client, "tiny")
+        assert index.current_collection() == first.collection
+        chunks, _ = index.chunks_with_vectors()
+        assert len(chunks) == first.chunks
+        assert {c.source_path for c in chunks} == {"01-one.md", "02-two.md"}
+        hits = index.query(embedder.embed_query(prose("Two1")), lexical.query_vector("Two1"), 1)
+        assert hits[0].chunk.source_path == "02-two.md"
+    finally:
+        client.close()
+
+    result = subprocess.run([*base, "--json"], check=False, cwd=tmp_path, env=cli_env(), capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    report = IngestReport.model_validate_json(result.stdout)  # --json prints the report
+    assert (report.pages, report.chunks, report.embedded, report.removed) == (pages, pages, pages, 4)
+    assert report.collection and report.collection != first.collection
+    client = QdrantClient(path=str(data / "qdrant"))
+    try:
+        index = BookIndex(client, "tiny")
+        assert index.current_collection() == report.collection
+        assert collection_names(client) == [report.collection]
+        assert len(index.chunks_with_vectors()[0]) == pages
+    finally:
+        client.close()
 
 
-def test_bad_input_gives_one_line_errors(tmp_path: Path) -> None:
-    runner = CliRunner()
-    data = ["--book", "x", "--data-dir", str(tmp_path / "data")]
-    missing = runner.invoke(app, ["ingest", str(tmp_path / "nope"), *data])
-    assert missing.exit_code == 1 and "no such folder" in missing.output
-
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    (empty / "notes.txt").write_text("not markdown")
-    result = runner.invoke(app, ["ingest", str(empty), *data])
-    assert result.exit_code == 1 and "no markdown" in result.output
-
-    broken = write_book(tmp_path / "broken", {"01-ok.md": page("Ok"), "02-bad.md": "---\ntitle: [oops\n---\n# Bad\n"})
-    result = runner.invoke(app, ["ingest", str(broken), *data])
-    assert result.exit_code == 1
-    assert re.search(r"error: 02-bad\.md:\d+: front matter", " ".join(result.output.split()))
-
-    result = runner.invoke(app, ["ingest", str(broken), "--book", "Bad Id!", "--data-dir", str(tmp_path / "d")])
-    assert result.exit_code == 1 and "invalid book id" in result.output
-    assert not (tmp_path / "data").exists() and not (tmp_path / "d").exists()  # nothing written
+# --- the command line -------------------------------------------------------------------------
 
 
-def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path: Path) -> None:
-    root = write_book(tmp_path / "docs", {"01-one.md": page("One"), "02-two.md": page("Two")})
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["ingest", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def error_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def test_missing_folder_is_a_one_line_error(tmp_path: Path) -> None:
+    code, _, stderr = invoke(str(tmp_path / "nope"), "--book", "x", "--data-dir", str(tmp_path / "data"))
+    assert code == 1
+    assert error_line(stderr) == f"error: {tmp_path / 'nope'}: no such folder"
+    assert not (tmp_path / "data").exists()
+
+
+def test_folder_without_markdown_is_a_one_line_error(tmp_path: Path) -> None:
+    empty = write_book(tmp_path / "empty", {"notes.txt": "not markdown", "_drafts/x.md": "# hidden"})
+    code, _, stderr = invoke(str(empty), "--book", "x", "--data-dir", str(tmp_path / "data"))
+    assert code == 1
+    assert error_line(stderr) == f"error: {empty}: no markdown (.md/.mdx) files found"
+
+
+def test_broken_front_matter_names_the_file_and_line(tmp_path: Path) -> None:
+    broken = write_book(tmp_path / "broken", {
+        "01-ok.md": page("Ok"),
+        "02-part/03-bad.md": "---\ntitle: fine\ntags: [oops\nnext: 1\n---\n# Bad\n",
+    })
+    code, _, stderr = invoke(str(broken), "--book", "x", "--data-dir", str(tmp_path / "data"))
+    assert code == 1
+    assert re.fullmatch(r"error: 02-part/03-bad\.md:4: front matter: .+", error_line(stderr))
+    assert not (tmp_path / "data").exists()
+
+
+def test_invalid_book_id_is_refused(tmp_path: Path, book: Path) -> None:
+    code, _, stderr = invoke(str(book), "--book", "Bad Id!", "--data-dir", str(tmp_path / "data"))
+    assert code == 1 and error_line(stderr).startswith("error: invalid book id 'Bad Id!'")
+    assert not (tmp_path / "data").exists()
+
+
+def test_dry_run_json_prints_the_plan_and_creates_nothing(tmp_path: Path, book: Path) -> None:
     data = tmp_path / "data"
-    result = CliRunner().invoke(app, ["ingest", str(root), "--book", "x", "--data-dir", str(data), "--dry-run", "--json"])
-    assert result.exit_code == 0
-    plan = json.loads(result.stdout)
-    assert len(plan) == 4 and {"section", "url", "tokens", "anchor"} <= set(plan[0])
+    code, stdout, _ = invoke(str(book), "--book", "x", "--data-dir", str(data), "--dry-run", "--json")
+    assert code == 0
+    plan = json.loads(stdout)
+    assert isinstance(plan, list) and len(plan) == 6
+    assert {"source_path", "section", "anchor", "url", "text", "tokens"} <= set(plan[0])
+    assert plan[0]["url"] == "/docs/a/one#one-part-0" and plan[0]["module"] == "Part A"
     assert not data.exists()
 
 
@@ -182,34 +360,96 @@ def test_plan_refuses_a_file_instead_of_a_folder(tmp_path: Path) -> None:
         plan_book(file, "x")
 
 
+def test_plan_skips_drafts_hidden_and_underscore_paths(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "docs", {
+        "01-one.md": page("One"),
+        "02-draft.md": "---\ndraft: true\n---\n" + page("Draft").split("---\n", 2)[2],
+        "_partials/p.md": page("Partial"),
+        ".hidden/h.md": page("Hidden"),
+        "03-empty.md": "# Only a title\n",
+    })
+    plan = plan_book(root, "x")
+    assert [p.source_path for p in plan.pages] == ["01-one.md"]
+    assert sorted(plan.skipped_files) == ["02-draft.md", "03-empty.md"]
+
+
+def test_front_matter_id_and_slug_shape_urls_and_ids(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "docs", {
+        "01-guide/01-start.md": "---\nid: quick\n---\n" + page("Start").split("---\n", 2)[2],
+        "01-guide/02-more.md": "---\nslug: /elsewhere\n---\n" + page("More").split("---\n", 2)[2],
+        "01-guide/README.md": "# The Guide\n\n" + prose("Guide intro", 60) + "\n",
+    })
+    plan = plan_book(root, "x", base_url="https://b.example")
+    urls = {p.source_path: (p.lesson_id, p.url, p.module) for p in plan.pages}
+    assert urls["01-guide/01-start.md"] == ("guide/quick", "https://b.example/docs/guide/quick", "The Guide")
+    assert urls["01-guide/02-more.md"][1] == "https://b.example/docs/elsewhere"
+    assert urls["01-guide/README.md"][1] == "https://b.example/docs/guide/"
+
+
+# --- the whole real book ----------------------------------------------------------------------
+
+
 @pytest.mark.slow
-def test_real_book_ingests_with_full_metadata(real_book_template: Path) -> None:
-    client = QdrantClient(path=str(real_book_template / "qdrant"))
+def test_real_book_ingests_with_full_metadata(tmp_path: Path, embedder: LocalEmbedder) -> None:
+    client = QdrantClient(path=str(tmp_path / "qdrant"))
     try:
         index = BookIndex(client, "physical-ai")
+        report = ingest(plan_book(SHARED_BOOK, "physical-ai"), index, embedder)
+        assert report.pages > 40 and report.dropped_questions == 0 and not report.skipped_files
         chunks, vectors = index.chunks_with_vectors()
-        assert len(chunks) > 500 and all(len(v) == 384 for v in vectors)
+        assert len(chunks) == report.chunks > 500 and all(len(v) == 384 for v in vectors)
+
         for chunk in chunks:
-            assert chunk.lesson and chunk.source_path and chunk.url.startswith("/demo/docs/")
-            assert chunk.module or "/" not in chunk.source_path
-            assert chunk.text.count("```") % 2 == 0, f"split code fence in {chunk.source_path}"
-        texts = "\n\n".join(c.text for c in chunks)
+            where = f"{chunk.source_path}#{chunk.position}"
+            assert chunk.module and chunk.lesson and chunk.source_path, where
+            assert chunk.url.startswith("/docs/"), where
+            if chunk.section:  # a section, or the top of the page
+                assert chunk.anchor and chunk.url.endswith(f"#{chunk.anchor}"), where
+            else:
+                assert not chunk.anchor and "#" not in chunk.url, where
+            fences = sum(1 for line in chunk.text.splitlines() if line.lstrip().startswith("```"))
+            assert fences % 2 == 0, f"split code fence in {where}"
+
+        by_source: dict[str, list[str]] = {}
+        for chunk in chunks:
+            by_source.setdefault(chunk.source_path, []).append(chunk.text)
         tables = 0
         for source in SHARED_BOOK.rglob("*.md"):
+            rel = source.relative_to(SHARED_BOOK).as_posix()
             lines = source.read_text(encoding="utf-8").splitlines()
-            for header, rule in zip(lines, lines[1:], strict=False):
-                if header.startswith("|") and re.match(r"^\|\s*:?-{3,}", rule):
+            for header, rule in itertools.pairwise(lines):
+                if header.lstrip().startswith("|") and re.match(r"^\s*\|?\s*:?-{3,}", rule):
                     tables += 1
-                    assert f"{header}\n{rule}" in texts, f"table split in {source.name}: {header[:40]}"
+                    assert any(f"{header}\n{rule}" in text for text in by_source[rel]), (
+                        f"table header and separator apart in {rel}: {header[:40]}"
+                    )
         assert tables > 10
-        quiz_text = "\n".join(c.text for c in chunks if c.kind == "quiz")
-        assert "Question 1" in quiz_text
-        summaries = [c for c in chunks if c.kind == "summary"]
-        assert summaries and all(".summary." in c.source_path for c in summaries)
-        embedder = local_embedder()
+
+        quiz_pages = {c.source_path for c in chunks if c.kind == "quiz"}
+        assert len(quiz_pages) == 4
+        for source_path in quiz_pages:
+            quiz = sorted((c for c in chunks if c.source_path == source_path), key=lambda c: c.position)
+            assert_every_question_answered(quiz)
+        first_quiz = "\n".join(c.text for c in chunks if c.kind == "quiz" and "01-ros2" in c.source_path)
+        assert {int(n) for n in re.findall(r"\*\*Question (\d+)", first_quiz)} == set(range(1, 16))
+
         question = "What is a ROS 2 node?"
         hits = index.query(embedder.embed_query(question), lexical.query_vector(question), 5)
         assert any("01-ros2-nervous-system" in h.chunk.source_path for h in hits)
     finally:
         client.close()
-    assert SHARED_BOOK.exists()
+
+
+def assert_every_question_answered(quiz: list[Chunk]) -> None:
+    """Each `**Question N` is followed by an answer before the next question, or has an entry
+    under an answer-key section of the same page."""
+    in_key = [c for c in quiz if c.section.lower().startswith("answer")]
+    key_text = "\n".join(c.text for c in in_key)
+    asked = "\n\n".join(c.text[c.overlap_chars :] for c in quiz if c not in in_key)
+    for part in re.split(r"(?m)^(?=\*\*Question \d+)", asked):
+        number = re.match(r"\*\*Question (\d+)", part)
+        if number is None:
+            continue
+        inline = re.search(r"answer", part[number.end() :], re.IGNORECASE)
+        keyed = re.search(rf"\bQuestion {number.group(1)}\b", key_text)
+        assert inline or keyed, f"{quiz[0].source_path}: question {number.group(1)} has no answer"

@@ -1,30 +1,45 @@
-"""Markdown/MDX → chunks, on hand-made edge cases."""
+"""Markdown/MDX → blocks → chunks, on hand-made edge cases."""
+
+import itertools
+import re
 
 import pytest
 
+from backend.retrieval.models import Chunk
 from ingest_scripts.markdown import (
     MAX_TOKENS,
     FrontMatterError,
+    ParsedPage,
     chunk_page,
     estimate_tokens,
+    parse_blocks,
     split_front_matter,
 )
-from backend.retrieval.models import Chunk
 
 
-def chunks_of(source: str, path: str = "01-mod/01-page.md") -> tuple[list[Chunk], int]:
+def parse(source: str, path: str = "01-mod/01-page.md") -> ParsedPage:
     front_matter, body_start = split_front_matter(source, path)
-    parsed = chunk_page(
+    return chunk_page(
         source, path, book="b", module="Mod", url="/docs/mod/page", lesson_id="mod/page",
         front_matter=front_matter, body_start=body_start,
     )
-    return parsed.chunks, parsed.dropped_questions
+
+
+def chunks_of(source: str, path: str = "01-mod/01-page.md") -> list[Chunk]:
+    return parse(source, path).chunks
 
 
 def paragraph(words: int, seed: str = "word") -> str:
     """Prose of `words` words in sentences of twelve."""
     word = seed.capitalize()
     return " ".join(f"{word}{i}." if i % 12 == 11 else f"{word}{i}" for i in range(words))
+
+
+def fence_lines(text: str) -> int:
+    return sum(1 for line in text.splitlines() if line.lstrip().startswith("```"))
+
+
+# --- headings and sections ------------------------------------------------------------------
 
 
 def test_nested_headings_give_paths_and_anchors() -> None:
@@ -37,12 +52,50 @@ def test_nested_headings_give_paths_and_anchors() -> None:
 ### 2D LiDAR
 
 {paragraph(60, "lidar")}
+
+#### Scan Rate
+
+{paragraph(60, "rate")}
+
+## Actuators
+
+{paragraph(60, "motor")}
 """
-    chunks, _ = chunks_of(source)
-    assert [c.section for c in chunks] == ["Sensors", "Sensors › 2D LiDAR"]
-    assert [c.anchor for c in chunks] == ["sensors", "2d-lidar"]
+    chunks = chunks_of(source)
+    assert [c.section for c in chunks] == [
+        "Sensors", "Sensors › 2D LiDAR", "Sensors › 2D LiDAR › Scan Rate", "Actuators",
+    ]
+    assert [c.heading for c in chunks] == ["Sensors", "2D LiDAR", "Scan Rate", "Actuators"]
+    assert [c.anchor for c in chunks] == ["sensors", "2d-lidar", "scan-rate", "actuators"]
     assert chunks[1].url == "/docs/mod/page#2d-lidar"
-    assert chunks[0].lesson == "Title" and chunks[0].module == "Mod"
+    assert [c.position for c in chunks] == [0, 1, 2, 3]
+    assert all(c.lesson == "Title" and c.module == "Mod" for c in chunks)
+
+
+def test_text_before_the_first_section_belongs_to_the_page_top() -> None:
+    chunks = chunks_of(f"# Title\n\n{paragraph(60, 'intro')}\n\n## Later\n\n{paragraph(60)}\n")
+    assert (chunks[0].section, chunks[0].anchor, chunks[0].url) == ("", "", "/docs/mod/page")
+    assert "Intro0" in chunks[0].text and "# Title" in chunks[0].text
+
+
+def test_custom_heading_ids_and_duplicate_headings() -> None:
+    source = f"""# T
+
+## Setup {{#install-it}}
+
+{paragraph(50)}
+
+## Example
+
+{paragraph(50, "one")}
+
+## Example
+
+{paragraph(50, "two")}
+"""
+    chunks = chunks_of(source)
+    assert [c.anchor for c in chunks] == ["install-it", "example", "example-1"]
+    assert chunks[0].heading == "Setup" and "{#" not in chunks[0].text
 
 
 def test_hash_lines_inside_code_fences_are_not_headings() -> None:
@@ -53,39 +106,98 @@ def test_hash_lines_inside_code_fences_are_not_headings() -> None:
 {paragraph(50)}
 
 ```bash
-# install the package
+# not a heading
 pip install lectern
 ## still code
 ```
+
+{paragraph(20, "after")}
 """
-    chunks, _ = chunks_of(source)
+    blocks = parse_blocks(source, 0)
+    assert [b.kind for b in blocks] == ["heading", "heading", "text", "fence", "text"]
+    chunks = chunks_of(source)
+    assert len(chunks) == 1 and chunks[0].section == "Setup"
+    assert "```bash\n# not a heading\npip install lectern\n## still code\n```" in chunks[0].text
+
+
+def test_heading_directly_followed_by_a_subheading_makes_no_empty_chunk() -> None:
+    source = f"# T\n\n## Parent\n\n### Child\n\n{paragraph(80)}\n\n## Next\n\n{paragraph(80, 'next')}\n"
+    chunks = chunks_of(source)
+    assert [c.section for c in chunks] == ["Parent › Child", "Next"]
+    assert all(c.text.strip() != c.text.strip().splitlines()[0] for c in chunks)  # not a bare heading
+
+
+def test_tiny_sections_fold_into_the_next_one() -> None:
+    source = f"# T\n\n## Tiny\n\nShort intro.\n\n## Next\n\n{paragraph(80, 'next')}\n"
+    chunks = chunks_of(source)
     assert len(chunks) == 1
-    assert "# install the package\npip install lectern\n## still code" in chunks[0].text
-    assert chunks[0].text.count("```") == 2
+    assert chunks[0].section == "Next" and chunks[0].anchor == "next"
+    assert chunks[0].text.startswith("## Tiny\n\nShort intro.")
+    assert "## Next" in chunks[0].text
+
+
+def test_a_tiny_last_section_is_kept_on_its_own() -> None:
+    chunks = chunks_of(f"# T\n\n## Main\n\n{paragraph(80)}\n\n## Bye\n\nThe end.\n")
+    assert [c.section for c in chunks] == ["Main", "Bye"]
+    assert "The end." in chunks[1].text
+
+
+def test_page_without_body_text_has_no_chunks() -> None:
+    assert chunks_of("---\ntitle: Empty\n---\n# Empty\n\n## Nothing\n") == []
+
+
+# --- long sections, fences, tables ----------------------------------------------------------
 
 
 def test_long_sections_split_evenly_with_overlap_and_never_inside_a_fence_or_table() -> None:
     table = "| a | b |\n|---|---|\n" + "\n".join(f"| r{i} | v{i} |" for i in range(40))
     fence = "```python\n" + "\n".join(f"x{i} = {i}" for i in range(60)) + "\n```"
-    source = f"# T\n\n## Big\n\n{paragraph(300)}\n\n{fence}\n\n{paragraph(300, 'more')}\n\n{table}\n\n{paragraph(200, 'tail')}\n"
-    chunks, _ = chunks_of(source)
+    source = (
+        f"# T\n\n## Big\n\n{paragraph(300)}\n\n{fence}\n\n{paragraph(300, 'more')}\n\n"
+        f"{table}\n\n{paragraph(200, 'tail')}\n"
+    )
+    chunks = chunks_of(source)
     assert len(chunks) >= 3
     assert all(c.section == "Big" and c.anchor == "big" for c in chunks)
     for chunk in chunks:
-        assert chunk.text.count("```") % 2 == 0
-        if "| a | b |" in chunk.text:
-            assert "| r39 | v39 |" in chunk.text  # the whole table in one chunk
-    assert sum("| a | b |" in c.text for c in chunks) == 1
+        assert fence_lines(chunk.text) % 2 == 0
+        assert estimate_tokens(chunk.text) <= MAX_TOKENS * 1.5
+    assert sum(fence in c.text for c in chunks) == 1  # the whole fence, in one chunk
+    assert sum(table in c.text for c in chunks) == 1  # the whole table, in one chunk
     later = [c for c in chunks[1:] if c.overlap_chars]
     assert later, "split parts carry a little of the previous part"
-    for chunk in later:
-        assert chunk.text[: chunk.overlap_chars - 2] in source
+    for previous, chunk in itertools.pairwise(chunks):
+        if chunk.overlap_chars:
+            overlap = chunk.text[: chunk.overlap_chars].strip()
+            assert overlap and overlap in previous.text
+            assert not chunk.text[chunk.overlap_chars :].startswith("\n")
+
+
+def test_a_table_longer_than_the_budget_stays_whole() -> None:
+    table = "| key | value |\n|:---|---:|\n" + "\n".join(f"| k{i} | {'v' * 20}{i} |" for i in range(120))
+    assert estimate_tokens(table) > MAX_TOKENS
+    chunks = chunks_of(f"# T\n\n## Table\n\n{paragraph(40)}\n\n{table}\n\n{paragraph(40, 'after')}\n")
+    assert [table in c.text for c in chunks].count(True) == 1
+    assert [b.kind for b in parse_blocks(table, 0)] == ["table"]
+
+
+def test_a_fence_longer_than_the_budget_stays_whole() -> None:
+    fence = "```python\n" + "\n".join(f"value_{i} = compute({i})  # step {i}" for i in range(120)) + "\n```"
+    chunks = chunks_of(f"# T\n\n## Code\n\n{paragraph(40)}\n\n{fence}\n\n{paragraph(40, 'after')}\n")
+    assert [fence in c.text for c in chunks].count(True) == 1
+    assert all(fence_lines(c.text) % 2 == 0 for c in chunks)
 
 
 def test_paragraph_longer_than_budget_is_cut_at_sentences() -> None:
-    chunks, _ = chunks_of(f"# T\n\n## Wall\n\n{paragraph(1200)}\n")
+    chunks = chunks_of(f"# T\n\n## Wall\n\n{paragraph(1200)}\n")
     assert len(chunks) >= 3
     assert all(estimate_tokens(c.text) <= MAX_TOKENS * 1.5 for c in chunks)
+    for chunk in chunks:
+        own = chunk.text[chunk.overlap_chars :]
+        assert own.rstrip().endswith(".")  # cut at a sentence end, not mid-sentence
+
+
+# --- MDX --------------------------------------------------------------------------------------
 
 
 def test_mdx_imports_and_jsx_tags_are_removed_but_their_text_kept() -> None:
@@ -102,89 +214,168 @@ export const meta = {{}};
 
 {{/* a comment for editors */}}
 
-<Tabs>
-<TabItem value="pip" label="pip">
+<Tabs><TabItem value="a">Install with pip on any platform.</TabItem></Tabs>
 
-Install with pip on any platform. {paragraph(40)}
+<Tabs>
+<TabItem value="conda" label="conda">
+
+Or use conda when you already have it. {paragraph(40)} Inline {{/* hidden */}} shown.
 
 </TabItem>
 </Tabs>
 
 ```python
 import os  # code keeps its imports
+export_value = 1
 ```
 """
-    chunks, _ = chunks_of(source, "01-mod/02-install.mdx")
+    chunks = chunks_of(source, "01-mod/02-install.mdx")
     text = "\n".join(c.text for c in chunks)
-    assert "import Tabs" not in text and "export const" not in text
-    assert "<Tabs>" not in text and "<TabItem" not in text and "a comment for editors" not in text
+    assert "import Tabs" not in text and "import TabItem" not in text and "export const" not in text
+    assert "<Tabs>" not in text and "<TabItem" not in text and "</TabItem>" not in text
+    assert "a comment for editors" not in text and "hidden" not in text and "{/*" not in text
     assert "Install with pip on any platform." in text
-    assert "import os  # code keeps its imports" in text
+    assert "Or use conda when you already have it." in text and "Inline  shown." in text
+    assert "```python\nimport os  # code keeps its imports\nexport_value = 1\n```" in text
+
+
+def test_mdx_statements_make_no_blocks() -> None:
+    source = "import A from './a';\nexport const b = 1;\n\n## H\n\nText.\n"
+    assert [b.kind for b in parse_blocks(source, 0)] == ["heading", "text"]
+
+
+# --- front matter -----------------------------------------------------------------------------
+
+
+def test_no_front_matter() -> None:
+    source = f"# Heading Title\n\n## S\n\n{paragraph(50)}\n"
+    assert split_front_matter(source, "x.md") == ({}, 0)
+    parsed = parse(source)
+    assert parsed.page.title == "Heading Title" and parsed.page.tags == []
+
+
+def test_empty_front_matter() -> None:
+    source = f"---\n---\n# Heading Title\n\n## S\n\n{paragraph(50)}\n"
+    assert split_front_matter(source, "x.md") == ({}, 8)
+    assert parse(source).page.title == "Heading Title"
+
+
+def test_a_thematic_break_is_not_front_matter() -> None:
+    source = f"----\n\n# T\n\n## S\n\n{paragraph(50)}\n\n---\n"
+    assert split_front_matter(source, "x.md") == ({}, 0)
+
+
+def test_front_matter_fields() -> None:
+    source = f"""---
+id: quick-start
+slug: /start
+title: Given Title
+description: How to start.
+tags: [ros2, basics]
+learning_objectives:
+  - objective: Explain nodes
+    level: understand
+  - Plain objective
+skills:
+  - name: Reading
+---
+# Heading Title
+
+## S
+
+{paragraph(50)}
+"""
+    front_matter, body_start = split_front_matter(source, "x.md")
+    assert front_matter["id"] == "quick-start" and front_matter["slug"] == "/start"
+    assert source[body_start:].startswith("# Heading Title")
+    page = parse(source).page
+    assert page.title == "Given Title" and page.description == "How to start."
+    assert page.tags == ["ros2", "basics"]
+    assert page.objectives == ["Explain nodes", "Plain objective"]
+    assert page.skills == ["Reading"]
+    assert all(c.tags == ["ros2", "basics"] and c.start >= body_start for c in parse(source).chunks)
+
+
+def test_tags_as_a_string() -> None:
+    page = parse(f"---\ntags: single\n---\n# T\n\n## S\n\n{paragraph(50)}\n").page
+    assert page.tags == ["single"]
+
+
+def test_title_falls_back_to_the_file_name() -> None:
+    page = parse(f"## Only Sections\n\n{paragraph(50)}\n", "01-mod/03-depth_sensing.md").page
+    assert page.title == "Depth sensing"
+
+
+def test_windows_line_endings() -> None:
+    source = f"---\r\ntitle: Crlf Title\r\n---\r\n# H\r\n\r\n## Sec\r\n\r\n{paragraph(60)}\r\n"
+    front_matter, body_start = split_front_matter(source, "x.md")
+    assert front_matter == {"title": "Crlf Title"}
+    assert source[body_start:].startswith("# H")
+    chunks = chunks_of(source)
+    assert [c.section for c in chunks] == ["Sec"] and "title:" not in chunks[0].text
 
 
 @pytest.mark.parametrize(
-    "front_matter",
+    ("source", "line"),
     [
-        "",
-        "---\n---\n",
-        "---\ntitle: Given Title\ntags: single\n---\n",
-        "---\ntitle: Given Title\ntags: [a, b]\nlearning_objectives:\n  - objective: Explain X\nskills:\n  - name: Reading\n---\n",
+        ("---\ntitle: ok\nother: fine\n  bad: indent\n---\n# T\n", 4),
+        ("---\ntitle: ok\ntags: [a, b\nnext: 1\n---\n# T\n", 4),  # where YAML notices
+        ("---\ntitle: 'unterminated\n---\n# T\n", 3),  # the closing ---
     ],
 )
-def test_front_matter_variants(front_matter: str) -> None:
-    source = f"{front_matter}# Heading Title\n\n## S\n\n{paragraph(50)}\n"
-    fm, body_start = split_front_matter(source, "x.md")
-    parsed = chunk_page(source, "x.md", book="b", module="", url="/docs/x", lesson_id="x",
-                        front_matter=fm, body_start=body_start)
-    expected_title = "Given Title" if "title:" in front_matter else "Heading Title"
-    assert parsed.page.title == expected_title
-    assert parsed.chunks[0].start >= body_start
-    if "tags: [a, b]" in front_matter:
-        assert parsed.page.tags == ["a", "b"]
-        assert parsed.page.objectives == ["Explain X"] and parsed.page.skills == ["Reading"]
-    if "tags: single" in front_matter:
-        assert parsed.page.tags == ["single"]
-
-
-def test_invalid_front_matter_names_file_and_line() -> None:
-    source = "---\ntitle: ok\ntags: [unclosed\n---\n# T\n"
-    with pytest.raises(FrontMatterError, match=r"^docs/bad\.md:\d+: front matter"):
+def test_invalid_front_matter_names_file_and_line(source: str, line: int) -> None:
+    with pytest.raises(FrontMatterError) as caught:
         split_front_matter(source, "docs/bad.md")
+    message = str(caught.value)
+    assert message.startswith(f"docs/bad.md:{line}: front matter")
+    assert "\n" not in message
 
 
-def test_empty_sections_make_no_chunks_and_tiny_ones_fold_forward() -> None:
-    source = f"""# T
+def test_front_matter_that_is_not_a_mapping() -> None:
+    with pytest.raises(FrontMatterError, match=r"^docs/list\.md:2: front matter must be a mapping"):
+        split_front_matter("---\n- a\n- b\n---\n# T\n", "docs/list.md")
 
-## Parent
 
-### Child
-
-{paragraph(80)}
-
-## Tiny
-
-Short.
-
-## Next
-
-{paragraph(80, "next")}
-"""
-    chunks, _ = chunks_of(source)
-    assert [c.section for c in chunks] == ["Parent › Child", "Next"]
-    assert "Short." in chunks[1].text  # folded into the following section
+# --- offsets ----------------------------------------------------------------------------------
 
 
 def test_offsets_point_into_the_source() -> None:
-    source = f"---\ntitle: T\n---\n# T\n\n## A\n\n{paragraph(60)}\n\n## B\n\n{paragraph(60, 'bee')}\n"
-    chunks, _ = chunks_of(source)
+    table = "| a | b |\n|---|---|\n| 1 | 2 |"
+    source = (
+        f"---\ntitle: T\n---\n# T\n\n## A\n\n{paragraph(60)}\n\n## B\n\n{table}\n\n{paragraph(60, 'bee')}\n"
+        f"\n## C\n\n```\ncode\n```\n\n{paragraph(60, 'sea')}\n"
+    )
+    blocks = parse_blocks(source, split_front_matter(source, "x.md")[1])
+    for block in blocks:
+        if block.kind != "heading":
+            assert source[block.start : block.end].rstrip("\n") == block.text
+    chunks = chunks_of(source)
+    assert len(chunks) == 3
     for chunk in chunks:
-        assert source[chunk.start : chunk.end].startswith("## ")
-        assert chunk.text.splitlines()[-1] in source[chunk.start : chunk.end]
+        window = source[chunk.start : chunk.end]
+        first_block = chunk.text[chunk.overlap_chars :].split("\n\n")[0]
+        assert first_block in window and window.startswith("## ")
+        assert chunk.text.splitlines()[-1] in window
 
+
+def test_offsets_survive_unicode_line_separators() -> None:
+    """str.splitlines() breaks at U+2028; markdown-it does not. Offsets must follow markdown-it."""
+    source = (
+        f"# T\n\n## A\n\nalpha\u2028beta {paragraph(50)}\n\n## B\n\n{paragraph(50, 'bee')}\n\n"
+        f"## C\n\n```\ncode line\n```\n\n{paragraph(50, 'sea')} delta\n"
+    )
+    chunks = chunks_of(source)
+    assert [c.section for c in chunks] == ["A", "B", "C"]
+    assert "Bee0" in chunks[1].text and "delta" in chunks[2].text
+    assert "```\ncode line\n```" in chunks[2].text
+    for chunk in chunks:
+        assert chunk.text in source[chunk.start : chunk.end]
+
+
+# --- quizzes and summaries --------------------------------------------------------------------
 
 QUIZ = """---
 title: Quiz
-tags: [quiz]
 ---
 # Module Quiz
 
@@ -202,24 +393,92 @@ What does a node do? A) runs a task B) stores files
 
 **Question 2:** What is a topic?
 
-**Question 3:** Which tool visualises the graph? (no answer anywhere)
+A) a named channel B) a file
+
+**Question 3:** Which tool visualises the graph? (left open)
+
+**Question 4:** Name the build tool.
+
+Answer: colcon builds the workspace.
 
 ## Answer Key
 
-**Question 2:** A named channel for messages.
+**Question 2:** A) A named channel for messages.
 """
 
 
 def test_quizzes_keep_answered_questions_and_drop_unanswered_ones() -> None:
-    chunks, dropped = chunks_of(QUIZ, "01-mod/06-quiz.md")
-    text = "\n".join(c.text for c in chunks)
-    assert dropped == 1
-    assert "What does a node do?" in text and "A node runs one task." in text
-    assert "What is a topic?" in text and "A named channel for messages." in text
-    assert "Which tool visualises the graph?" not in text
-    assert all(c.kind == "quiz" for c in chunks)
+    parsed = parse(QUIZ, "01-mod/06-quiz.md")
+    text = "\n".join(c.text for c in parsed.chunks)
+    assert parsed.dropped_questions == 1
+    assert parsed.page.kind == "quiz" and all(c.kind == "quiz" for c in parsed.chunks)
+    assert "What does a node do?" in text and "A node runs one task." in text  # inline <details>
+    assert "What is a topic?" in text and "A named channel for messages." in text  # answer key
+    assert "Name the build tool." in text and "colcon builds the workspace." in text
+    assert "Which tool visualises the graph?" not in text and "Question 3" not in text
+    assert "<details>" not in text and "<summary>" not in text
 
 
-def test_summary_pages_are_marked() -> None:
-    chunks, _ = chunks_of(f"# Summary\n\n## Key Points\n\n{paragraph(60)}\n", "01-mod/02-x.summary.md")
-    assert chunks and all(c.kind == "summary" for c in chunks)
+def test_a_quiz_with_every_question_answered_drops_nothing() -> None:
+    answered = QUIZ.replace("(left open)", "\n\nAnswer: rqt_graph.")
+    parsed = parse(answered, "01-mod/06-quiz.md")
+    assert parsed.dropped_questions == 0
+    assert "Which tool visualises the graph?" in "\n".join(c.text for c in parsed.chunks)
+
+
+def test_quiz_tag_marks_a_quiz_page() -> None:
+    parsed = parse(QUIZ.replace("title: Quiz", "title: Check\ntags: [quiz]"), "01-mod/06-check.md")
+    assert parsed.page.kind == "quiz" and parsed.dropped_questions == 1
+
+
+def test_questions_on_lesson_pages_are_left_alone() -> None:
+    parsed = parse(QUIZ, "01-mod/05-lesson.md")
+    assert parsed.page.kind == "lesson" and parsed.dropped_questions == 0
+    assert "Which tool visualises the graph?" in "\n".join(c.text for c in parsed.chunks)
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("01-mod/02-x.summary.md", "summary"),
+        ("01-mod/README.md", "index"),
+        ("01-mod/02-x.md", "lesson"),
+    ],
+)
+def test_page_kinds(path: str, kind: str) -> None:
+    chunks = chunks_of(f"# Summary\n\n## Key Points\n\n{paragraph(60)}\n", path)
+    assert chunks and all(c.kind == kind for c in chunks)
+
+
+def test_embedding_text_carries_the_citation_context() -> None:
+    chunk = chunks_of(f"# Lesson\n\n## Part\n\n{paragraph(60)}\n")[0]
+    assert chunk.embedding_text.startswith("b › Mod › Lesson › Part\n\n## Part")
+    assert re.fullmatch(r"[0-9a-f]{32}", chunk.content_hash)
+
+
+# --- known bugs (see the reasons); strict, so a fix makes these fail until the mark is removed --
+
+
+@pytest.mark.xfail(strict=True, reason="bug: a multi-line MDX export is kept as text (markdown.py parse_blocks)")
+def test_multi_line_mdx_exports_are_dropped() -> None:
+    source = f"# T\n\n## S\n\nexport const toc = [\n  {{value: 'a'}},\n];\n\n{paragraph(50)}\n"
+    text = "\n".join(c.text for c in chunks_of(source, "01-mod/01-page.mdx"))
+    assert "export const" not in text and "value: 'a'" not in text
+
+
+@pytest.mark.xfail(strict=True, reason="bug: an MDX comment spanning blank lines leaks into chunks")
+def test_mdx_comments_spanning_blank_lines_are_removed() -> None:
+    source = f"# T\n\n## S\n\n{{/*\n\nnote for editors\n\n*/}}\n\n{paragraph(50)}\n"
+    text = "\n".join(c.text for c in chunks_of(source, "01-mod/01-page.mdx"))
+    assert "note for editors" not in text and "{/*" not in text
+
+
+@pytest.mark.xfail(strict=True, reason="bug: _split_prose assumes one space between sentences")
+def test_offsets_of_a_split_paragraph_cover_each_part() -> None:
+    long = "  ".join(f"Sentence number {i} is here with some words." for i in range(300))
+    source = f"# T\n\n## S\n\n{long}\n"
+    chunks = chunks_of(source)
+    assert len(chunks) > 2
+    for chunk in chunks:
+        own = chunk.text[chunk.overlap_chars :].split("\n\n")[-1]
+        assert own.endswith(source[chunk.start : chunk.end].rstrip()[-40:])
