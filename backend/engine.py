@@ -1,11 +1,16 @@
 """Wiring: settings → vector store → retriever → answer engine, shared by the CLI and the app."""
 
+import logging
+
 from backend.agent.agent import AnswerEngine
 from backend.agent.providers import ModelFactory
 from backend.config import Settings
+from backend.retrieval import lexical
 from backend.retrieval.embeddings import make_embedder
 from backend.retrieval.index import BookIndex, BookNotIngested, open_client
 from backend.retrieval.search import RetrievalMode, Retriever
+
+log = logging.getLogger("lectern.engine")
 
 
 class Library:
@@ -27,6 +32,9 @@ class Library:
             index = BookIndex(self.client, key[0])
             if index.current_collection() is None:
                 raise BookNotIngested(f"book {key[0]!r} has not been ingested yet")
+            if index.metadata().get("analyzer") != lexical.ANALYZER:
+                log.warning("book %r was indexed by an older Lectern: run `lectern ingest` again "
+                            "for the best keyword matching", key[0])
             retriever = Retriever(index, self.embedder, mode)
             self._engines[key] = AnswerEngine(retriever, self.models, self.settings.top_k)
         return self._engines[key]

@@ -33,7 +33,7 @@ _INLINE_MARKUP = re.compile(r"\*\*|__|`|(?<!\w)[*_](?!\s)|(?<!\s)[*_](?!\w)")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
 _QUIZ_QUESTION = re.compile(r"^\s*question\s*\d+", re.IGNORECASE)
-_QUIZ_ANSWER = re.compile(r"^\W*(correct\s+|sample\s+|reveal\s+)?answers?\b", re.IGNORECASE | re.M)
+_QUIZ_ANSWER = re.compile(r"^\W*(correct\s+|sample\s+|reveal\s+)?answers?\b", re.IGNORECASE | re.MULTILINE)
 
 
 class FrontMatterError(ValueError):
@@ -68,7 +68,7 @@ def split_front_matter(source: str, source_path: str) -> tuple[dict, int]:
     """Returns the front matter and the character offset where the body starts."""
     if not source.startswith("---"):
         return {}, 0
-    match = re.compile(r"^---[ \t]*\r?$", re.M).search(source, 3)
+    match = re.compile(r"^---[ \t]*\r?$", re.MULTILINE).search(source, 3)
     first_line_end = source.find("\n")
     if match is None or first_line_end < 0 or source[3:first_line_end].strip():
         return {}, 0

@@ -158,9 +158,12 @@ def ingest(
         stored = {}
 
     wanted = {chunk.id: chunk.content_hash for chunk in plan.chunks}
-    unchanged = bool(previous) and rebuild_reason is None and wanted == {
-        chunk_id: point.content_hash for chunk_id, point in stored.items()
-    }
+    unchanged = (
+        bool(previous)
+        and rebuild_reason is None
+        and previous.get("analyzer") == lexical.ANALYZER  # else the sparse vectors are stale
+        and wanted == {chunk_id: point.content_hash for chunk_id, point in stored.items()}
+    )
     report = IngestReport(
         book=book,
         pages=len(plan.pages),
@@ -211,7 +214,10 @@ def ingest(
     dimension = len(entries[0][2])
     report.collection = index.publish(
         entries,
-        metadata={"embedder": embedder.name, "dimension": dimension, "book": book},
+        metadata={
+            "embedder": embedder.name, "dimension": dimension, "book": book,
+            "analyzer": lexical.ANALYZER,
+        },
         dimension=dimension,
     )
     report.embedded = len(to_embed)

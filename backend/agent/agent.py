@@ -10,9 +10,9 @@ from openai import APIConnectionError, APIStatusError, APITimeoutError, RateLimi
 from openai.types.responses import ResponseTextDeltaEvent
 
 from backend.agent.context import Question, RunState
-from backend.agent.followups import HISTORY_EXCHANGES
 from backend.agent.prompts import INSTRUCTIONS, user_message
 from backend.agent.providers import ModelFactory
+from backend.agent.queries import HISTORY_EXCHANGES
 from backend.agent.tools import TOOLS
 from backend.grounding import messages
 from backend.grounding.answer import Answer, declined, ground, not_found, topics

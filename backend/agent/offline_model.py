@@ -8,6 +8,7 @@ evidence is too weak it declines with the NOT_IN_BOOK marker, as the instruction
 """
 
 import json
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -29,13 +30,16 @@ from openai.types.responses import (
 )
 
 from backend.agent.context import Question
-from backend.agent.followups import standalone_query, topic_parts
+from backend.agent.queries import question_parts, standalone_query
 from backend.grounding.messages import NOT_IN_BOOK_MARKER
 from backend.grounding.status import ANSWERABLE
+from backend.retrieval import lexical
+from backend.retrieval.sentences import Sentence, sentence_texts, split_sentences
 
 MAX_SENTENCE_WINDOWS = 3
 NEAR_BEST = 0.8  # windows within this share of the best one are worth quoting too
 STREAM_WORDS = 3  # words per streamed delta
+PREVIOUS_EXCHANGE_CHARS = 400
 
 MODEL_NAME = "offline-extractive"
 
@@ -59,10 +63,13 @@ class OfflineAnswerModel(Model):
     ) -> ModelResponse:
         outputs = _tool_outputs(input)
         available = {tool.name for tool in tools}
-        if any("key_sentences" in o for o in outputs):
-            items: list[ResponseOutputItem] = [_message(self.compose(outputs))]
-        else:
-            items = list(self.plan_tool_calls(outputs, available))
+        calls = [(name, arguments) for name, arguments in self.next_tool_calls(outputs, available)
+                 if name in available]
+        items: list[ResponseOutputItem] = (
+            [_tool_call(name, arguments) for name, arguments in calls]
+            if calls
+            else [_message(self.compose(outputs))]
+        )
         return ModelResponse(output=items, usage=Usage(requests=1), response_id=None)
 
     async def stream_response(
@@ -110,65 +117,151 @@ class OfflineAnswerModel(Model):
             sequence_number=sequence,
         )
 
-    def plan_tool_calls(
+    def next_tool_calls(
         self, outputs: list[dict[str, Any]], available: set[str]
-    ) -> list[ResponseFunctionToolCall]:
-        """First read around the reader's selection (if any), then search: with the selection
-        when it was found in the book, else with the standalone question, plus one search per
-        topic of a question that joins several."""
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """What to look up next, given what the tools returned so far ([] = time to answer).
+        First read around the reader's selection (if any); then search with the selection when
+        it was found in the book, else with the standalone question, plus one search per part
+        of a question that asks several things; then, if a follow-up found too little, search
+        once more with the previous exchange as context, as the instructions ask of any model."""
         question = self.question
-        calls: list[tuple[str, dict[str, Any]]] = []
+        searches = [o for o in outputs if "key_sentences" in o]
         if question.selected_text and not outputs and "get_selected_text_context" in available:
-            arguments = {"selected_text": question.selected_text, "lesson_id": question.lesson_id}
-            calls.append(("get_selected_text_context", arguments))
-        else:
-            selection_found = any(o.get("found") for o in outputs)
-            if question.selected_text and selection_found:
+            return [("get_selected_text_context",
+                     {"selected_text": question.selected_text, "lesson_id": question.lesson_id})]
+        if not searches:
+            if question.selected_text and any(o.get("found") for o in outputs):
                 query = f"{question.text} {question.selected_text}"
             else:
                 query = standalone_query(question.text, question.history)
-            calls.append(("search_book_content", {"query": query}))
-            calls.extend(("search_book_content", {"query": part}) for part in topic_parts(query))
-        return [
-            ResponseFunctionToolCall(
-                type="function_call",
-                id=f"fc_{uuid.uuid4().hex}",
-                call_id=f"call_{uuid.uuid4().hex}",
-                name=name,
-                arguments=json.dumps(arguments),
-            )
-            for name, arguments in calls
-            if name in available
-        ]
+            return [("search_book_content", {"query": q}) for q in [query, *self._part_queries()]]
+        retry = self._with_previous_exchange()
+        found_little = max(s["support"] for s in self._whole_question(searches)) < ANSWERABLE
+        if retry and found_little and all(s["query"] != retry for s in searches):
+            return [("search_book_content", {"query": retry})]
+        return []
 
-    @staticmethod
-    def compose(outputs: list[dict[str, Any]]) -> str:
+    def _part_queries(self) -> list[str]:
+        return [standalone_query(p, self.question.history) for p in question_parts(self.question.text)]
+
+    def _whole_question(self, searches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        parts = set(self._part_queries())
+        return [s for s in searches if s["query"] not in parts]
+
+    def _with_previous_exchange(self) -> str | None:
+        history = self.question.history
+        if not history or self.question.selected_text:
+            return None
+        exchange = " ".join(turn.content for turn in history[-2:])
+        return f"{self.question.text} ({exchange[:PREVIOUS_EXCHANGE_CHARS]})"
+
+    def compose(self, outputs: list[dict[str, Any]]) -> str:
         """The best sentence windows of the main search that do not repeat each other, best
-        first; then, for a question that joins topics, the best window of each topic's own
-        search when it comes from another lesson. Each window is followed by its ref."""
+        first; then the best window of each part's own search that the answer lacks. Each
+        window is followed by its ref. Declines when no search found enough support."""
         searches = [o for o in outputs if "key_sentences" in o]
         if not searches:
             return NOT_IN_BOOK_MARKER
-        main, parts = searches[0], searches[1:]
-        windows = main["key_sentences"]  # the search ranks them, best answer first
-        if not windows or main["support"] < ANSWERABLE:
-            return NOT_IN_BOOK_MARKER
-        floor = max(ANSWERABLE, main["support"] * NEAR_BEST)
+        selected = self.question.selected_text or ""
+        whole = self._whole_question(searches) or searches
+        main = max(whole, key=lambda s: s["support"])  # the original query, or its retry
+        parts = [s for s in searches if s not in whole]
+        windows = _new_to_reader(main["key_sentences"], selected)
+        if selected:
+            # Next to the selection is where a question about it is most likely answered.
+            context = next((o for o in outputs if o.get("found")), None)
+            asked = frozenset(lexical.terms(self.question.text, compounds=False))
+            near = _around_selection(context, selected, asked)[:1]
+            windows = [{**w, "support": main["support"]} for w in near] + windows
         chosen: list[dict[str, Any]] = []
-        for window in windows:
-            if len(chosen) < MAX_SENTENCE_WINDOWS and window["support"] >= floor:
-                if not any(_overlapping(window, c) for c in chosen):
+        if main["support"] >= ANSWERABLE:
+            floor = max(ANSWERABLE, main["support"] * NEAR_BEST)
+            room = max(1, MAX_SENTENCE_WINDOWS - len(parts))  # the parts need room too
+            for window in windows:
+                fits = len(chosen) < room and window["support"] >= floor
+                if fits and not any(_overlapping(window, c) for c in chosen):
                     chosen.append(window)
         for part in parts:
-            best = part["key_sentences"][0] if part["key_sentences"] else None
-            if best and best["support"] >= ANSWERABLE:
-                if all(best["lesson"] != c["lesson"] for c in chosen):
-                    chosen.append(best)
+            floor = max(ANSWERABLE, part["support"] * NEAR_BEST)
+            candidates = [
+                w for w in _new_to_reader(part["key_sentences"], selected)
+                if w["support"] >= floor and not any(_overlapping(w, c) for c in chosen)
+            ]
+            # A part answered from a lesson the answer has not cited yet widens the answer.
+            cited = {c["lesson"] for c in chosen}
+            candidates.sort(key=lambda w: w["lesson"] in cited)
+            if part["support"] >= ANSWERABLE and candidates:
+                chosen.append(candidates[0])
+        if not chosen:
+            return NOT_IN_BOOK_MARKER
         return " ".join(f"{w['text']} [{w['ref']}]" for w in chosen)
+
+
+def _around_selection(
+    context: dict[str, Any] | None, selected: str, asked: frozenset[str]
+) -> list[dict[str, Any]]:
+    """Sentence windows of the selected passage and its neighbours (as get_selected_text_context
+    returned them) that the reader has not selected, ranked by how many of the question's own
+    words they use, then by closeness to the selection, text after it first."""
+    if context is None:
+        return []
+    seen = _normal(selected)
+    ranked: list[tuple[int, float, dict[str, Any]]] = []
+    position = 0
+    selection_at: float | None = None
+    candidates: list[tuple[int, Sentence, Sentence | None, dict[str, Any]]] = []
+    for passage in context["passages"]:
+        sentences = split_sentences(passage["ref"], passage["text"])
+        for i, sentence in enumerate(sentences):
+            if _normal(sentence.text) in seen:
+                selection_at = position if selection_at is None else selection_at
+            else:
+                following = sentences[i + 1] if i + 1 < len(sentences) else None
+                candidates.append((position, sentence, following, passage))
+            position += 1
+    if selection_at is None:
+        return []
+    for at, sentence, following, passage in candidates:
+        rest = [sentence] + ([following] if following and _normal(following.text) not in seen else [])
+        distance = at - selection_at if at > selection_at else selection_at - at + 0.5
+        used = len(asked & frozenset().union(*(s.terms for s in rest)))
+        text = " ".join(s.text for s in rest)
+        ranked.append((-used, distance, {"ref": passage["ref"], "lesson": passage["lesson"], "text": text}))
+    ranked.sort(key=lambda r: (r[0], r[1]))
+    return [window for _, _, window in ranked]
+
+
+def _new_to_reader(windows: list[dict[str, Any]], selected: str) -> list[dict[str, Any]]:
+    """The windows with the sentences the reader selected left out (they have read them)."""
+    if not selected:
+        return list(windows)
+    seen = _normal(selected)
+    kept = []
+    for window in windows:
+        rest = [s for s in sentence_texts(window["text"]) if _normal(s) not in seen]
+        if rest:
+            kept.append({**window, "text": " ".join(rest)})
+    return kept
+
+
+def _normal(text: str) -> str:
+    """Text as a reader sees it on the page: no inline markup, single spaces, lower case."""
+    return " ".join(re.sub(r"[`*_]", "", text).split()).lower()
 
 
 def _overlapping(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a["text"][:60] in b["text"] or b["text"][:60] in a["text"]
+
+
+def _tool_call(name: str, arguments: dict[str, Any]) -> ResponseFunctionToolCall:
+    return ResponseFunctionToolCall(
+        type="function_call",
+        id=f"fc_{uuid.uuid4().hex}",
+        call_id=f"call_{uuid.uuid4().hex}",
+        name=name,
+        arguments=json.dumps(arguments),
+    )
 
 
 def _field(item: Any, name: str) -> Any:

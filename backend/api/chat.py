@@ -15,7 +15,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from backend.agent.agent import AnswerEngine, TextDelta
 from backend.agent.context import Question
-from backend.api.errors import DEPENDENCY_ERRORS, dependency_error, INTERNAL
+from backend.api.errors import DEPENDENCY_ERRORS, INTERNAL, dependency_error
 from backend.api.schemas import ChatRequest, ChatResponse, Problem, Source
 from backend.config import Settings
 from backend.grounding.answer import Answer

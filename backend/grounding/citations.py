@@ -10,8 +10,8 @@ import re
 
 from pydantic import BaseModel
 
-from backend.retrieval.index import ScoredChunk
 from backend.retrieval import lexical
+from backend.retrieval.index import ScoredChunk
 from backend.retrieval.sentences import Sentence, split_sentences
 
 EXCERPT_CHARS = 240

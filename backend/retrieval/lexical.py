@@ -2,6 +2,7 @@
 
 import re
 import threading
+import unicodedata
 import zlib
 from collections import Counter
 from collections.abc import Iterable
@@ -10,26 +11,32 @@ from functools import lru_cache
 import snowballstemmer
 from qdrant_client import models
 
+# Bump when `terms` changes: stored sparse vectors are then rebuilt on the next ingest.
+ANALYZER = "snowball-en/greek-names/letter-digit"
 K1 = 1.2
 B = 0.75
 _WORD = re.compile(r"[a-z0-9]+(?:[._'’-][a-z0-9]+)*")
+# Compound boundaries: punctuation inside a token, and a letter followed by a digit, so that
+# "ROS2" and "ROS 2", "ros2_ws" and "ros2 ws" share their terms.
+_COMPOUND = re.compile(r"[._'’-]|(?<=[a-z])(?=[0-9])")
+# Books write "α ≈ 0.98" where readers type "alpha": Greek letters are indexed by their names.
+_GREEK = {
+    code: f" {unicodedata.name(chr(code)).split()[-1].lower()} "
+    for code in range(0x391, 0x3CA)
+    if unicodedata.name(chr(code), "").startswith("GREEK")
+}
 _local = threading.local()  # Snowball stemmers keep state between calls: one per thread
 STOPWORDS = frozenset(
-    """a an and are as at be been but by can could do does did for from had has have how i if in
-    into is it its it's me my of on or our so than that the their them then there these they this
-    those to up was we were what when where which while who whom why will with would you your
-    about also just should may might must not no yes any all each some such very more most
-    other only own same too s t don
-    tell explain describe show know please mean thing things something anything stuff""".split()
+    ["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do", "does", "did", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "it's", "me", "my", "of", "on", "or", "our", "so", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "up", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "about", "also", "just", "should", "may", "might", "must", "not", "no", "yes", "any", "all", "each", "some", "such", "very", "more", "most", "other", "only", "own", "same", "too", "s", "t", "don", "tell", "explain", "describe", "show", "know", "please", "mean", "thing", "things", "something", "anything", "stuff"]
 )
 
 
 def terms(text: str, compounds: bool = True) -> list[str]:
-    """Lower-cased, stemmed content words. Compound tokens (rqt_graph, 5-10) are kept whole
-    (unless `compounds` is False) and also split, so both spellings match."""
+    """Lower-cased, stemmed content words. Compound tokens (rqt_graph, 5-10, ros2) are kept
+    whole (unless `compounds` is False) and also split, so both spellings match."""
     out: list[str] = []
-    for word in _WORD.findall(text.lower().replace("_", ".")):
-        parts = re.split(r"[._'’-]", word)
+    for word in _WORD.findall(text.lower().translate(_GREEK).replace("_", ".")):
+        parts = _COMPOUND.split(word)
         for part in [word, *parts] if len(parts) > 1 and compounds else parts:
             if part and part not in STOPWORDS:
                 out.append(stem(part))

@@ -33,7 +33,7 @@ RRF_K = 60
 KIND_PRIOR = {"lesson": 1.0, "index": 0.9, "quiz": 0.85, "summary": 0.8}
 DUPLICATE_OVERLAP = 0.7
 HEADING_WEIGHT = 0.2  # a section whose heading the question names ranks higher (as in BM25F)
-EVIDENCE_PASSAGES = 4  # passages whose sentences are weighed as evidence
+EVIDENCE_PASSAGES = 6  # passages whose sentences are weighed as evidence
 EVIDENCE_WINDOWS = 6  # best windows kept as evidence (and offered as key sentences)
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
 
@@ -221,5 +221,7 @@ class Retriever:
         for window in windows:
             cosine = float(corpus.vectors[corpus.row[window.chunk_id]] @ query_unit)
             window.semantic = max(0.0, (cosine - baseline) / (1 - baseline))
-        windows.sort(key=lambda w: w.answer_fit(query), reverse=True)
+        kind = {hit.chunk.id: hit.chunk.kind for hit in hits}
+        # A lesson says it in full; a summary or overview restates it: quote the lesson.
+        windows.sort(key=lambda w: w.answer_fit(query) * KIND_PRIOR[kind[w.chunk_id]], reverse=True)
         return Evidence(support=max(w.support for w in windows), windows=windows)

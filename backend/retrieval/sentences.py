@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from backend.retrieval import lexical
 
-_FENCE = re.compile(r"^(```|~~~).*?^\1\s*$", re.M | re.S)
+_FENCE = re.compile(r"^(```|~~~).*?^\1\s*$", re.MULTILINE | re.DOTALL)
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HEADING = re.compile(r"^#{1,6}\s+")
@@ -101,6 +101,11 @@ def split_sentences(chunk_id: str, markdown: str) -> list[Sentence]:
                     )
                 )
     return sentences
+
+
+def sentence_texts(text: str) -> list[str]:
+    """The sentences of plain text (a window's text, a reader's selection)."""
+    return [t.strip() for t in _SENTENCE_END.split(" ".join(text.split())) if t.strip()]
 
 
 def rank_windows(

@@ -27,7 +27,7 @@ def ask(page: Page, question: str) -> None:
     page.get_by_test_id("input").press("Enter")
 
 
-def last_answer(page: Page):  # noqa: ANN201 - a Playwright Locator
+def last_answer(page: Page):
     answer = page.get_by_test_id("message-assistant").last
     expect(answer.get_by_test_id("confidence")).to_be_visible(timeout=20_000)
     return answer

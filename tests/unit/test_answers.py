@@ -112,6 +112,42 @@ async def test_selection_question_reads_around_the_selected_passage(real_library
     assert answer.citations[0].source_path.endswith("02-nodes-topics-services.md")
 
 
+async def test_a_question_that_asks_two_things_answers_both_from_their_lessons(
+    real_library: Library,
+) -> None:
+    answer, _ = await ask(
+        real_library.engine(),
+        "Which delivery guarantees can a QoS policy give, and what does an accelerometer always measure?",
+    )
+    assert answer.status == "found"
+    assert "Reliable" in answer.text and "gravity" in answer.text
+    cited = {c.source_path.rsplit("/", 1)[-1] for c in answer.citations}
+    assert {"02-nodes-topics-services.md", "03-imu-proprioception.md"} <= cited
+
+
+async def test_a_selection_question_is_answered_next_to_it_without_repeating_it(
+    real_library: Library,
+) -> None:
+    selection = (
+        "Tools like rqt_graph let you visualize this network in real-time, showing which nodes "
+        "are talking to which topics."
+    )
+    answer, _ = await ask(
+        real_library.engine(), "Why does that help when something breaks?", selected_text=selection
+    )
+    assert answer.status == "found"
+    assert "where the data flow stops" in answer.text
+    assert "showing which nodes are talking to which topics" not in answer.text
+    assert answer.citations[0].source_path.endswith("01-ros2-fundamentals.md")
+
+
+async def test_spelled_out_symbols_find_the_books_notation(real_library: Library) -> None:
+    answer, _ = await ask(real_library.engine(), "What alpha value does a complementary filter usually use?")
+    assert answer.status == "found"
+    assert "α ≈ 0.98" in answer.text
+    assert answer.citations[0].source_path.endswith("04-sensor-fusion.md")
+
+
 async def test_instructions_inside_book_text_are_data(motors: Library) -> None:
     engine = motors.engine()
     answer, _ = await ask(engine, "How does a servo motor hold its position?")

@@ -51,6 +51,5 @@ def test_gemini_batches_with_retrieval_task_types() -> None:
 
 def test_gemini_errors_surface_as_embedding_errors() -> None:
     fake = FakeGemini()
-    with serve(fake) as url:
-        with pytest.raises(EmbeddingError, match="Gemini"):
-            GeminiEmbedder("wrong-key", base_url=url).embed_query("x")
+    with serve(fake) as url, pytest.raises(EmbeddingError, match="Gemini"):
+        GeminiEmbedder("wrong-key", base_url=url).embed_query("x")

@@ -110,7 +110,8 @@ def test_first_ingest_embeds_everything(book: Path, index: BookIndex, embedder: 
     assert (report.pages, report.chunks, report.embedded, report.reused) == (3, 6, 6, 0)
     assert not report.unchanged and report.rebuild_reason is None
     assert report.collection == index.current_collection()
-    assert index.metadata() == {"embedder": embedder.name, "dimension": 384, "book": "tiny"}
+    assert index.metadata() == {
+        "embedder": embedder.name, "dimension": 384, "book": "tiny", "analyzer": lexical.ANALYZER}
     chunks, vectors = index.chunks_with_vectors()
     assert len(chunks) == 6 and all(len(v) == 384 for v in vectors)
     assert {c.module for c in chunks if c.source_path.startswith("01-a/")} == {"Part A"}
@@ -170,6 +171,23 @@ def test_a_new_base_url_updates_links_without_re_embedding(
     assert all(c.url.startswith("https://book.example/docs/") for c in index.chunks_with_vectors()[0])
 
 
+def test_a_new_lexical_analyzer_rebuilds_sparse_vectors_without_re_embedding(
+    book: Path, index: BookIndex, embedder: LocalEmbedder
+) -> None:
+    """An index written by an older `lexical.terms` must not pass as unchanged: its BM25
+    vectors no longer match the queries."""
+    first = run(book, index, embedder)
+    before = vectors_by_id(index)
+    index.client.update_collection(
+        first.collection or "", metadata={**index.metadata(), "analyzer": "an-older-analyzer"})
+    report = run(book, index, embedder)
+    assert not report.unchanged and report.rebuild_reason is None
+    assert (report.embedded, report.reused) == (0, 6)
+    assert index.metadata()["analyzer"] == lexical.ANALYZER
+    assert vectors_by_id(index) == before
+    assert run(book, index, embedder).unchanged
+
+
 def test_a_different_embedding_model_forces_a_clean_rebuild(
     book: Path, index: BookIndex, embedder: LocalEmbedder
 ) -> None:
@@ -179,7 +197,8 @@ def test_a_different_embedding_model_forces_a_clean_rebuild(
     assert report.rebuild_reason and embedder.name in report.rebuild_reason
     assert hashing.name in report.rebuild_reason
     assert report.embedded == report.chunks == 6 and report.reused == 0
-    assert index.metadata() == {"embedder": hashing.name, "dimension": 64, "book": "tiny"}
+    assert index.metadata() == {
+        "embedder": hashing.name, "dimension": 64, "book": "tiny", "analyzer": lexical.ANALYZER}
     assert all(len(v) == 64 for v in index.chunks_with_vectors()[1])
     assert collection_names(index.client) == [report.collection]
     query = prose("Three1")

@@ -1,0 +1,65 @@
+"""How a reader's question becomes search queries: a follow-up ("what is its range?") is made
+standalone, and a question that asks several things is split into parts searched one by one."""
+
+import re
+
+from backend.agent.context import Turn
+from backend.retrieval import lexical
+
+HISTORY_EXCHANGES = 5
+MAX_PARTS = 3
+_QUESTION_WORD = (
+    r"(?:what|how|which|why|when|where|who|whom|whose|is|are|was|were|does|do|did|can|could|"
+    r"should|would|will|has|have)"
+)
+# Where one question ends and another begins: "…, and what …", "…, and in X, how …", "…; …",
+# "…? How …". A leading "In X, what …" is context for the question, not a question of its own.
+_CLAUSES = re.compile(
+    rf"\s*(?:[;?]\s*(?:and\s+|but\s+)?|,?\s+(?:and|but)\s+(?=(?:[^,?]*,\s*)?{_QUESTION_WORD}\b))",
+    re.IGNORECASE,
+)
+# How two topics relate is the question, not a topic: dropped from each topic's own search.
+_RELATION = re.compile(
+    r"\b(?:how (?:do|does|are|is) (?:they|these|those|the two)\b.*|work(?:s|ing)? together|"
+    r"interact\w*|relat\w*|connect\w*|combin\w*|differ\w*|compar\w*)", re.IGNORECASE
+)
+_TOPICS = re.compile(
+    r",?\s+\b(?:and|vs\.?|versus|compared (?:to|with)|relate[sd]? to|together with|with)\b\s+",
+    re.IGNORECASE,
+)
+_REFERS_BACK = re.compile(
+    r"\b(it|its|it's|itself|that|this|these|those|they|them|their|there|he|she|his|her|one)\b",
+    re.IGNORECASE,
+)
+
+
+def refers_back(question: str) -> bool:
+    return bool(_REFERS_BACK.search(question)) or len(lexical.terms(question)) <= 1
+
+
+def standalone_query(question: str, history: list[Turn]) -> str:
+    """The question plus the most recent earlier question, when the question leans on it
+    (a pronoun, or too few words of its own)."""
+    if not refers_back(question):
+        return question
+    for turn in reversed(history[-2 * HISTORY_EXCHANGES :]):
+        if turn.role == "user" and lexical.terms(turn.content):
+            return f"{question} ({turn.content.strip()})"
+    return question
+
+
+def question_parts(question: str) -> list[str]:
+    """What a question asks, one part each, when it asks several things: the topics it relates
+    ("How do X and Y work together?") or its clauses ("What is X, and how does it Y?"); [] when
+    it asks one thing. Parts too short to search on their own are left to the whole question."""
+    if _RELATION.search(question):
+        parts = [_RELATION.sub(" ", p) for p in _TOPICS.split(question)]
+    else:
+        parts = _CLAUSES.split(question)
+    parts = [p.strip(" ?.,;") for p in parts if p]
+    parts = [p for p in parts if len(set(lexical.terms(p, compounds=False))) >= 2]
+    if len(parts) < 2:
+        return []
+    # "…, and what goes wrong if you set it too high?": "it" is the first part's subject.
+    first = parts[0]
+    return [first] + [f"{p} ({first})" if refers_back(p) else p for p in parts[1:MAX_PARTS]]

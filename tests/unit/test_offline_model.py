@@ -1,0 +1,112 @@
+"""The offline model's policy: which tools it calls, in which order, and how it composes an
+answer from what they returned (tool outputs shaped as backend/agent/tools.py writes them)."""
+
+from typing import Any
+
+from backend.agent.context import Question, Turn
+from backend.agent.offline_model import OfflineAnswerModel
+from backend.grounding.messages import NOT_IN_BOOK_MARKER
+
+TOOLS = {"search_book_content", "get_selected_text_context", "get_lesson_metadata"}
+STRONG, WEAK = 0.6, 0.2  # either side of status.ANSWERABLE
+
+
+def search(query: str, support: float, *windows: tuple[str, str, str, float]) -> dict[str, Any]:
+    key_sentences = [
+        {"ref": ref, "lesson": lesson, "text": text, "support": s} for ref, lesson, text, s in windows
+    ]
+    return {"query": query, "support": support, "key_sentences": key_sentences, "passages": []}
+
+
+def test_a_selection_is_read_before_searching_with_it() -> None:
+    model = OfflineAnswerModel(Question(text="Why is that useful?", selected_text="Nodes are isolated."))
+    assert model.next_tool_calls([], TOOLS) == [
+        ("get_selected_text_context", {"selected_text": "Nodes are isolated.", "lesson_id": None})
+    ]
+    found = {"found": True, "passages": []}
+    assert model.next_tool_calls([found], TOOLS) == [
+        ("search_book_content", {"query": "Why is that useful? Nodes are isolated."})
+    ]
+    not_in_book = {"found": False, "passages": []}
+    assert model.next_tool_calls([not_in_book], TOOLS) == [
+        ("search_book_content", {"query": "Why is that useful?"})
+    ]
+
+
+def test_each_part_of_a_question_gets_its_own_search() -> None:
+    model = OfflineAnswerModel(Question(text="What does a LiDAR measure, and how far can it see?"))
+    queries = [arguments["query"] for _, arguments in model.next_tool_calls([], TOOLS)]
+    assert queries == [
+        "What does a LiDAR measure, and how far can it see?",
+        "What does a LiDAR measure",
+        "how far can it see (What does a LiDAR measure)",
+    ]
+
+
+def test_a_follow_up_that_found_little_searches_again_with_the_previous_exchange() -> None:
+    history = [
+        Turn(role="user", content="What is Whisper?"),
+        Turn(role="assistant", content="Whisper is a speech recognition model."),
+    ]
+    model = OfflineAnswerModel(Question(text="What can it cope with?", history=history))
+    first = search("What can it cope with? (What is Whisper?)", WEAK)
+    retry = "What can it cope with? (What is Whisper? Whisper is a speech recognition model.)"
+    assert model.next_tool_calls([first], TOOLS) == [("search_book_content", {"query": retry})]
+    assert model.next_tool_calls([first, search(retry, STRONG)], TOOLS) == []  # one retry at most
+    assert model.next_tool_calls([search(first["query"], STRONG)], TOOLS) == []
+    # Without history there is nothing to search again with: the model answers (or declines).
+    assert OfflineAnswerModel(Question(text="What can it cope with?")).next_tool_calls([first], TOOLS) == []
+
+
+def test_it_declines_when_no_search_found_enough_support() -> None:
+    model = OfflineAnswerModel(Question(text="What does a pizza oven cost?"))
+    weak = search("What does a pizza oven cost?", WEAK, ("S1", "Ovens", "Ovens are hot.", WEAK))
+    assert model.compose([weak]) == NOT_IN_BOOK_MARKER
+    assert model.compose([]) == NOT_IN_BOOK_MARKER
+
+
+def test_the_retry_answers_when_it_found_more_than_the_first_search() -> None:
+    history = [Turn(role="user", content="What is Whisper?"), Turn(role="assistant", content="A model.")]
+    model = OfflineAnswerModel(Question(text="What can it cope with?", history=history))
+    first = search("What can it cope with? (What is Whisper?)", WEAK, ("S1", "A", "Unrelated.", WEAK))
+    retry = search("What can it cope with? (What is Whisper? A model.)", STRONG,
+                   ("S2", "Voice", "It handles accents and noise.", STRONG))
+    assert model.compose([first, retry]) == "It handles accents and noise. [S2]"
+
+
+def test_each_part_is_answered_preferring_a_lesson_not_yet_cited() -> None:
+    question = "How do LiDAR maps and IMU drift relate?"
+    model = OfflineAnswerModel(Question(text=question))
+    whole = search(question, STRONG, ("S1", "LiDAR", "LiDAR builds maps of rooms.", STRONG))
+    lidar = search("How do LiDAR maps", STRONG,
+                   ("S1", "LiDAR", "LiDAR builds maps of rooms.", STRONG))
+    imu = search("IMU drift", STRONG,
+                 ("S2", "LiDAR", "LiDAR does not drift like an IMU.", STRONG),
+                 ("S3", "IMU", "IMU drift grows with time.", STRONG * 0.9))
+    answer = model.compose([whole, lidar, imu])
+    assert answer == "LiDAR builds maps of rooms. [S1] IMU drift grows with time. [S3]"
+
+
+def test_a_selection_is_never_quoted_back_and_its_neighbourhood_answers_first() -> None:
+    selected = "Tools like rqt_graph show the graph in real time."
+    model = OfflineAnswerModel(Question(text="Why does that help when something breaks?", selected_text=selected))
+    passage = (
+        "## The Graph\n\nNodes and topics form a graph. Tools like `rqt_graph` show the graph in "
+        "real time. This visibility helps diagnose issues. When something breaks, you see where "
+        "the data flow stops.\n"
+    )
+    context = {"found": True, "selected_ref": "S1", "passages": [
+        {"ref": "S1", "module": "M", "lesson": "Graph", "section": "The Graph", "kind": "lesson", "text": passage},
+    ]}
+    found = search(f"Why does that help when something breaks? {selected}", STRONG,
+                   ("S1", "Graph", ("Tools like `rqt_graph` show the graph in real time. "
+                                     "This visibility helps diagnose issues."), STRONG),
+                   ("S1", "Graph", ("Nodes and topics form a graph. Tools like `rqt_graph` show "
+                                     "the graph in real time."), STRONG))
+    answer = model.compose([context, found])
+    assert "rqt_graph" not in answer  # the reader has just read that sentence
+    # First the window after the selection that uses most of the question's words.
+    assert answer == (
+        "This visibility helps diagnose issues. When something breaks, you see where the data "
+        "flow stops. [S1] Nodes and topics form a graph. [S1]"
+    )

@@ -1,0 +1,63 @@
+"""From a reader's question to search queries and terms: follow-ups, question parts, analyzer."""
+
+import pytest
+
+from backend.agent.context import Turn
+from backend.agent.queries import question_parts, standalone_query
+from backend.retrieval import lexical
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        ("What does a LiDAR measure, and how far can it see?",
+         ["What does a LiDAR measure", "how far can it see (What does a LiDAR measure)"]),
+        ("How is a servo driven? What limits its torque?",
+         ["How is a servo driven", "What limits its torque (How is a servo driven)"]),
+        # A leading "In X," is context of the question, not a question of its own.
+        ("In a complementary filter, what value is used for alpha, and why does drift grow?",
+         ["In a complementary filter, what value is used for alpha", "why does drift grow"]),
+        ("How does the planner pick a path, and in the URDF, what defines a joint's origin?",
+         ["How does the planner pick a path", "in the URDF, what defines a joint's origin"]),
+        ("How do URDF descriptions and Isaac Sim work together?", ["How do URDF descriptions", "Isaac Sim"]),
+        ("How does sensor fusion relate to visual SLAM?", ["How does sensor fusion", "visual SLAM"]),
+    ],
+)
+def test_questions_that_ask_several_things_are_split(question: str, parts: list[str]) -> None:
+    assert question_parts(question) == parts
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is a ROS 2 node?",
+        "How often does the local costmap update and publish?",  # one question, two verbs
+        "What is the difference between it and that?",  # the topics are too short to search
+        "Stop and go?",
+    ],
+)
+def test_questions_that_ask_one_thing_are_not_split(question: str) -> None:
+    assert question_parts(question) == []
+
+
+def test_a_follow_up_borrows_the_subject_of_the_previous_question() -> None:
+    history = [
+        Turn(role="user", content="What is a ToF camera?"),
+        Turn(role="assistant", content="A camera that times light pulses."),
+    ]
+    assert standalone_query("What is its range?", history) == "What is its range? (What is a ToF camera?)"
+    assert standalone_query("Why?", history) == "Why? (What is a ToF camera?)"  # too few words
+    assert standalone_query("How accurate are stereo cameras?", history) == "How accurate are stereo cameras?"
+    assert standalone_query("What is its range?", []) == "What is its range?"
+
+
+def test_greek_letters_are_indexed_by_their_names() -> None:
+    assert lexical.terms("Why α ≈ 0.98") == lexical.terms("why alpha ≈ 0.98")
+    assert "theta" in lexical.terms("the joint angle θ") and "delta" in lexical.terms("Δt")
+
+
+def test_a_name_and_its_version_match_however_they_are_spelled() -> None:
+    assert lexical.terms("ROS 2 nodes", compounds=False) == lexical.terms("ROS2 nodes", compounds=False)
+    assert set(lexical.terms("ROS 2")) <= set(lexical.terms("ROS2"))  # the BM25 side matches too
+    assert lexical.terms("3D LiDAR at 30fps") == ["3d", "lidar", "30fps"]  # units stay whole
+    assert lexical.terms("rqt_graph", compounds=False) == ["rqt", "graph"]
