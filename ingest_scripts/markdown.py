@@ -28,6 +28,7 @@ OVERLAP_SENTENCES = 1
 _md = MarkdownIt("commonmark").enable("table")
 _MDX_STATEMENT = re.compile(r"^\s*(import|export)\s")
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(\s[^<>]*)?/?>")
+_COMMENT_START, _COMMENT_END = "{/*", "*/}"
 _MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
 _INLINE_MARKUP = re.compile(r"\*\*|__|`|(?<!\w)[*_](?!\s)|(?<!\s)[*_](?!\w)")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
@@ -125,6 +126,7 @@ def parse_blocks(source: str, body_start: int) -> list[Block]:
         line_starts.append(len(body))
     tokens = _md.parse(body)
     blocks: list[Block] = []
+    in_comment = False  # an MDX comment may span blank lines, hence several blocks
     for i, token in enumerate(tokens):
         if token.level != 0 or token.map is None or token.nesting == -1:
             continue
@@ -141,12 +143,16 @@ def parse_blocks(source: str, body_start: int) -> list[Block]:
             kind = "table"
         elif token.type == "html_block":
             kind = "html"
-        if kind == "text" and all(
-            _MDX_STATEMENT.match(line) or not line.strip() for line in raw.splitlines()
-        ):
-            continue
+        if kind == "text" and _MDX_STATEMENT.match(raw):
+            continue  # MDX reads a whole paragraph that starts with import/export as ESM
         if kind in ("text", "html"):
-            raw = _TAG.sub("", _MDX_COMMENT.sub("", raw)).strip()
+            if in_comment:
+                in_comment = _COMMENT_END not in raw
+                raw = "" if in_comment else raw.split(_COMMENT_END, 1)[1]
+            raw = _MDX_COMMENT.sub("", raw)
+            if _COMMENT_START in raw:
+                raw, in_comment = raw.split(_COMMENT_START, 1)[0], True
+            raw = _TAG.sub("", raw).strip()
             if not raw:
                 continue
         blocks.append(Block(kind, body_start + start, body_start + end, raw, level))
@@ -214,20 +220,24 @@ def _split_prose(block: Block) -> list[Block]:
     """A paragraph or list longer than the budget, cut at sentence ends."""
     if block.kind in ("fence", "table") or estimate_tokens(block.text) <= MAX_TOKENS:
         return [block]
-    sentences = _SENTENCE_END.split(block.text)
+    gaps = list(_SENTENCE_END.finditer(block.text))
+    starts = [0] + [gap.end() for gap in gaps]
+    ends = [gap.start() for gap in gaps] + [len(block.text)]
     parts: list[Block] = []
-    current: list[str] = []
-    offset = block.start
-    for sentence in sentences:
-        if current and estimate_tokens(" ".join(current + [sentence])) > MAX_TOKENS:
-            text = " ".join(current)
-            parts.append(Block(block.kind, offset, offset + len(text), text))
-            offset += len(text) + 1
-            current = []
-        current.append(sentence)
-    if current:
-        parts.append(Block(block.kind, offset, block.end, " ".join(current)))
+    first = 0
+    for last in range(1, len(starts)):
+        if estimate_tokens(block.text[starts[first] : ends[last]]) > MAX_TOKENS:
+            parts.append(_part_of(block, starts[first], ends[last - 1]))
+            first = last
+    parts.append(_part_of(block, starts[first], len(block.text)))
     return parts
+
+
+def _part_of(block: Block, start: int, end: int) -> Block:
+    """Characters start:end of a block's text; offsets in the source as the text maps there
+    (exact for plain paragraphs, the block's own end for its last part)."""
+    source_end = block.end if end == len(block.text) else block.start + end
+    return Block(block.kind, block.start + start, source_end, block.text[start:end])
 
 
 def _pack(section: Section) -> list[list[Block]]:

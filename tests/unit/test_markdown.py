@@ -456,24 +456,21 @@ def test_embedding_text_carries_the_citation_context() -> None:
     assert re.fullmatch(r"[0-9a-f]{32}", chunk.content_hash)
 
 
-# --- known bugs (see the reasons); strict, so a fix makes these fail until the mark is removed --
+# --- MDX statements and comments, long paragraphs -------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a multi-line MDX export is kept as text (markdown.py parse_blocks)")
 def test_multi_line_mdx_exports_are_dropped() -> None:
     source = f"# T\n\n## S\n\nexport const toc = [\n  {{value: 'a'}},\n];\n\n{paragraph(50)}\n"
     text = "\n".join(c.text for c in chunks_of(source, "01-mod/01-page.mdx"))
     assert "export const" not in text and "value: 'a'" not in text
 
 
-@pytest.mark.xfail(strict=True, reason="bug: an MDX comment spanning blank lines leaks into chunks")
 def test_mdx_comments_spanning_blank_lines_are_removed() -> None:
     source = f"# T\n\n## S\n\n{{/*\n\nnote for editors\n\n*/}}\n\n{paragraph(50)}\n"
     text = "\n".join(c.text for c in chunks_of(source, "01-mod/01-page.mdx"))
     assert "note for editors" not in text and "{/*" not in text
 
 
-@pytest.mark.xfail(strict=True, reason="bug: _split_prose assumes one space between sentences")
 def test_offsets_of_a_split_paragraph_cover_each_part() -> None:
     long = "  ".join(f"Sentence number {i} is here with some words." for i in range(300))
     source = f"# T\n\n## S\n\n{long}\n"
@@ -482,3 +479,13 @@ def test_offsets_of_a_split_paragraph_cover_each_part() -> None:
     for chunk in chunks:
         own = chunk.text[chunk.overlap_chars :].split("\n\n")[-1]
         assert own.endswith(source[chunk.start : chunk.end].rstrip()[-40:])
+
+
+def test_mdx_comment_syntax_inside_code_is_code() -> None:
+    source = (
+        f"# T\n\n## S\n\n{paragraph(50)}\n\n```jsx\n<Tabs>{{/* keep me */}}\n{{/*\n\nme too */}}</Tabs>\n```\n\n"
+        f"{{/* an editor's\n\nnote */}} Shown after the comment.\n"
+    )
+    text = "\n".join(c.text for c in chunks_of(source, "01-mod/01-page.mdx"))
+    assert "<Tabs>{/* keep me */}" in text and "me too */}</Tabs>" in text
+    assert "editor's" not in text and "Shown after the comment." in text
