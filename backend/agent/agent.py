@@ -12,10 +12,10 @@ from openai.types.responses import ResponseTextDeltaEvent
 from backend.agent.context import Question, RunState
 from backend.agent.prompts import INSTRUCTIONS, user_message
 from backend.agent.providers import ModelFactory
-from backend.agent.queries import HISTORY_EXCHANGES
+from backend.agent.queries import HISTORY_EXCHANGES, asks_about_the_text
 from backend.agent.tools import TOOLS
 from backend.grounding import messages
-from backend.grounding.answer import Answer, declined, ground, not_found, topics
+from backend.grounding.answer import Answer, book_overview, declined, ground, not_found, topics
 from backend.grounding.citations import CitationStream
 from backend.retrieval import lexical
 from backend.retrieval.search import Retriever
@@ -63,6 +63,9 @@ class AnswerEngine:
         the grounded Answer, whose text is what the reader should finally see."""
         if await asyncio.to_thread(self._is_vague, question):
             yield not_found(messages.VAGUE, topics(self.retriever.corpus.pages))
+            return
+        if await asyncio.to_thread(self._asks_for_the_books_topics, question):
+            yield book_overview(self.retriever.corpus)
             return
         state = RunState(question=question, retriever=self.retriever, top_k=self.top_k)
         agent = Agent[RunState](
@@ -114,6 +117,16 @@ class AnswerEngine:
         if tail:
             yield TextDelta(tail)
         yield ground(citations, raw, state)
+
+    def _asks_for_the_books_topics(self, question: Question) -> bool:
+        """"What does this book cover?", or a question about "this page" when the page is
+        unknown; a question about a known page goes to the model (get_lesson_metadata)."""
+        if question.selected_text or question.history:
+            return False
+        scope = asks_about_the_text(question.text)
+        if scope == "page" and question.lesson_id:
+            return self.retriever.corpus.find_page(question.lesson_id) is None
+        return scope is not None
 
     def _is_vague(self, question: Question) -> bool:
         if question.selected_text or question.history:

@@ -30,7 +30,7 @@ from openai.types.responses import (
 )
 
 from backend.agent.context import Question
-from backend.agent.queries import question_parts, standalone_query
+from backend.agent.queries import asks_about_the_text, question_parts, standalone_query
 from backend.grounding.messages import NOT_IN_BOOK_MARKER
 from backend.grounding.status import ANSWERABLE
 from backend.retrieval import lexical
@@ -127,6 +127,8 @@ class OfflineAnswerModel(Model):
         once more with the previous exchange as context, as the instructions ask of any model."""
         question = self.question
         searches = [o for o in outputs if "key_sentences" in o]
+        if self._about_the_page():
+            return self._read_the_page(outputs, searches)
         if question.selected_text and not outputs and "get_selected_text_context" in available:
             return [("get_selected_text_context",
                      {"selected_text": question.selected_text, "lesson_id": question.lesson_id})]
@@ -141,6 +143,29 @@ class OfflineAnswerModel(Model):
         if retry and found_little and all(s["query"] != retry for s in searches):
             return [("search_book_content", {"query": retry})]
         return []
+
+    def _about_the_page(self) -> bool:
+        """"What are the key ideas of this page?" with the page known (and nothing selected)."""
+        question = self.question
+        if question.selected_text or question.history or not question.lesson_id:
+            return False
+        return asks_about_the_text(question.text) == "page"
+
+    def _read_the_page(
+        self, outputs: list[dict[str, Any]], searches: list[dict[str, Any]]
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """Look the lesson up, then search within it for what its title, description and
+        objectives say it is about: its most representative sentences answer."""
+        lesson_id = self.question.lesson_id
+        if not outputs:
+            return [("get_lesson_metadata", {"lesson_id": lesson_id})]
+        if searches:
+            return []
+        lesson = outputs[0]
+        if not lesson.get("found"):
+            return []  # nothing to read: the model declines
+        about = " ".join([lesson["title"], lesson.get("description", ""), *lesson.get("objectives", [])])
+        return [("search_book_content", {"query": about, "lesson": lesson_id})]
 
     def _part_queries(self) -> list[str]:
         return [standalone_query(p, self.question.history) for p in question_parts(self.question.text)]

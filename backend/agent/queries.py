@@ -2,6 +2,7 @@
 standalone, and a question that asks several things is split into parts searched one by one."""
 
 import re
+from typing import Literal
 
 from backend.agent.context import Turn
 from backend.retrieval import lexical
@@ -31,6 +32,27 @@ _REFERS_BACK = re.compile(
     r"\b(it|its|it's|itself|that|this|these|those|they|them|their|there|he|she|his|her|one)\b",
     re.IGNORECASE,
 )
+
+
+# Questions about the text itself ("What does this book cover?", "Key ideas of this page?") are
+# made of words that describe documents, whatever the book is about.
+_PAGE_WORDS = frozenset(lexical.terms("page lesson chapter section article", compounds=False))
+_BOOK_WORDS = frozenset(lexical.terms("book guide documentation docs site course module manual", compounds=False))
+_ABOUT_WORDS = frozenset(lexical.terms(
+    "cover covered topics key main ideas points summary summarize summarise overview learn teach "
+    "takeaways content contains important concepts gist whole entire", compounds=False
+))
+
+
+def asks_about_the_text(question: str) -> Literal["book", "page"] | None:
+    """"book" for a question about the whole book, "page" for one about the page being read,
+    None for a question about the book's subject matter."""
+    words = set(lexical.terms(question, compounds=False))
+    if not words or not words <= _PAGE_WORDS | _BOOK_WORDS | _ABOUT_WORDS:
+        return None
+    if words & _PAGE_WORDS:
+        return "page"
+    return "book" if words & _BOOK_WORDS else None
 
 
 def refers_back(question: str) -> bool:

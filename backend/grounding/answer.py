@@ -5,9 +5,11 @@ from pydantic import BaseModel
 
 from backend.agent.context import RunState
 from backend.grounding import messages
-from backend.grounding.citations import Citation, CitationStream
+from backend.grounding.citations import Citation, CitationStream, citation_of
 from backend.grounding.status import Confidence, Status, assess
+from backend.retrieval.index import ScoredChunk
 from backend.retrieval.models import Page
+from backend.retrieval.search import BookCorpus
 
 RELATED = 0.2  # evidence below this is too thin to call any lesson "related"
 MAX_SUGGESTIONS = 3
@@ -64,15 +66,43 @@ def suggest(state: RunState) -> list[Suggestion]:
 
 def topics(pages: list[Page]) -> list[Suggestion]:
     """The book's modules (their overview pages), for questions too broad to answer."""
-    overviews = [p for p in pages if p.kind == "index"] or pages
-    return [Suggestion(lesson=p.title, module=p.module, url=p.url) for p in overviews][:8]
+    return [Suggestion(lesson=p.title, module=p.module, url=p.url) for p in _overviews(pages)][:8]
+
+
+def book_overview(corpus: BookCorpus) -> Answer:
+    """"What does this book cover?": each module with its lessons, citing the module's
+    overview page (a book without overview pages gets the list of its topics)."""
+    lines: list[str] = []
+    citations: list[Citation] = []
+    for overview in _overviews(corpus.pages):
+        passages = corpus.page_chunks(overview.source_path)
+        lessons = [p.title for p in corpus.pages if p.module == overview.module and p.kind == "lesson"]
+        if overview.kind != "index" or not passages or not lessons:
+            continue
+        number = len(citations) + 1
+        citations.append(citation_of(number, ScoredChunk(passages[0], 1.0), overview.title))
+        lines.append(f"- **{overview.title}**: {', '.join(lessons)} [{number}]")
+    if not citations:
+        return not_found(messages.BOOK_TOPICS, topics(corpus.pages))
+    return Answer(
+        text="\n".join([messages.BOOK_CONTENTS, *lines]),
+        citations=citations,
+        status="found",
+        confidence="high",
+        suggestions=[],
+    )
+
+
+def _overviews(pages: list[Page]) -> list[Page]:
+    return [p for p in pages if p.kind == "index" and p.module] or pages
 
 
 def not_found(lead: str, suggestions: list[Suggestion], status: Status = "not_found") -> Answer:
     if not suggestions:
         lead = messages.NOT_FOUND_NO_SUGGESTIONS if lead == messages.NOT_FOUND else lead
     lines = [lead] + [
-        f"- [{s.lesson}]({s.url})" + (f" ({s.module})" if s.module else "") for s in suggestions
+        f"- [{s.lesson}]({s.url})" + (f" ({s.module})" if s.module not in ("", s.lesson) else "")
+        for s in suggestions
     ]
     return Answer(
         text="\n".join(lines),

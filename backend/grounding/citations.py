@@ -78,12 +78,12 @@ class CitationStream:
         by_id = {hit.chunk.id: hit for hit in self.sources.values()}
         cited = sorted(self.numbers.items(), key=lambda item: item[1])
         return [
-            _citation(number, by_id[chunk_id], self.quotes.get(chunk_id, ""))
+            citation_of(number, by_id[chunk_id], self.quotes.get(chunk_id, ""))
             for chunk_id, number in cited
         ]
 
 
-def _citation(number: int, hit: ScoredChunk, quote: str) -> Citation:
+def citation_of(number: int, hit: ScoredChunk, quote: str) -> Citation:
     chunk = hit.chunk
     return Citation(
         number=number,

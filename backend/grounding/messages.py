@@ -1,5 +1,5 @@
 """The fixed texts readers see when Lectern does not answer from the book (documented in
-docs/answers.md; keep both in step)."""
+docs/architecture.md, "Fixed answers"; keep both in step)."""
 
 NOT_IN_BOOK_MARKER = "NOT_IN_BOOK"
 
@@ -11,5 +11,10 @@ NOT_FOUND_NO_SUGGESTIONS = "I couldn't find this in the book, so I won't guess."
 VAGUE = (
     "That's a broad question. This book covers the topics below; "
     "ask about one of them, or about a specific idea from a lesson:"
+)
+BOOK_CONTENTS = "This book is organised in these modules and lessons:"
+BOOK_TOPICS = (
+    "This book covers the topics below. Ask about one of them, or about a specific idea "
+    "from a lesson:"
 )
 NEEDS_REVIEW_NOTE = "The book only partly covers this; check the cited passages."

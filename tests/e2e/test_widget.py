@@ -59,6 +59,25 @@ def test_ask_stream_and_follow_a_citation(page: Page, server: str) -> None:
     expect(page.locator(f"[id='{anchor}']")).to_be_attached()
 
 
+def test_starter_questions_answer_from_the_book(page: Page, server: str) -> None:
+    """The first thing a new reader clicks: the default starters."""
+    page.goto(f"{server}{LESSON}")
+    page.get_by_test_id("launcher").click()
+    page.get_by_test_id("starter").filter(has_text="key ideas of this page").click()
+    answer = last_answer(page)
+    citations = answer.get_by_test_id("citation")
+    expect(citations.first).to_be_visible()
+    hrefs = [citations.nth(i).get_attribute("href") or "" for i in range(citations.count())]
+    assert hrefs and all("/nodes-topics-services#" in href for href in hrefs)
+
+    page.get_by_test_id("new-chat").click()
+    page.get_by_test_id("starter").filter(has_text="What does this book cover?").click()
+    topics = last_answer(page)
+    expect(topics).to_contain_text("Module 2: Sensors and Perception for Humanoid Robots")
+    expect(topics.get_by_test_id("confidence")).not_to_contain_text("Not found")
+    expect(topics.get_by_test_id("citation")).to_have_count(4)
+
+
 def test_selection_tooltip_flow(page: Page, server: str) -> None:
     page.goto(f"{server}{LESSON}")
     requests: list[dict] = []

@@ -91,6 +91,26 @@ async def test_vague_question_gets_the_books_topics(real_library: Library) -> No
     assert all(s.url for s in answer.suggestions)
 
 
+async def test_questions_about_the_book_get_its_modules_and_lessons(real_library: Library) -> None:
+    answer, _ = await ask(real_library.engine(), "What does this book cover?")
+    assert answer.status == "found" and answer.confidence == "high"
+    lines = answer.text.splitlines()
+    assert lines[0] == "This book is organised in these modules and lessons:"
+    assert [line.split(":")[0] for line in lines[1:]] == [f"- **Module {n}" for n in range(1, 5)]
+    assert "Nav2 Path Planning for Bipedal Humanoids" in lines[3] and lines[3].endswith("[3]")
+    assert [c.source_path.rsplit("/", 1)[-1] for c in answer.citations] == ["README.md"] * 4
+    assert [c.number for c in answer.citations] == [1, 2, 3, 4]
+
+
+async def test_key_ideas_of_this_page_are_quoted_from_that_page(real_library: Library) -> None:
+    lesson = "Physical-AI-Humanoid-Robotics/isaac-ai-brain/nav2-path-planning"
+    answer, _ = await ask(real_library.engine(), "What are the key ideas of this page?", lesson_id=lesson)
+    assert answer.status == "found" and answer.citations
+    assert {c.source_path.rsplit("/", 1)[-1] for c in answer.citations} == {"03-nav2-path-planning.md"}
+    unknown, _ = await ask(real_library.engine(), "What are the key ideas of this page?", lesson_id="no/such")
+    assert unknown.text.startswith("This book is organised in these modules")
+
+
 async def test_follow_up_resolves_it_from_history(real_library: Library) -> None:
     history = [
         Turn(role="user", content="What is a ToF camera?"),

@@ -110,3 +110,17 @@ def test_a_selection_is_never_quoted_back_and_its_neighbourhood_answers_first() 
         "This visibility helps diagnose issues. When something breaks, you see where the data "
         "flow stops. [S1] Nodes and topics form a graph. [S1]"
     )
+
+
+def test_a_question_about_the_page_reads_that_lesson() -> None:
+    model = OfflineAnswerModel(Question(text="What are the key ideas of this page?", lesson_id="imu"))
+    assert model.next_tool_calls([], TOOLS) == [("get_lesson_metadata", {"lesson_id": "imu"})]
+    lesson = {"found": True, "title": "IMUs", "description": "What an IMU measures.",
+              "objectives": ["Read IMU messages"], "sections": []}
+    assert model.next_tool_calls([lesson], TOOLS) == [
+        ("search_book_content", {"query": "IMUs What an IMU measures. Read IMU messages", "lesson": "imu"})
+    ]
+    read = search("IMUs What an IMU measures. Read IMU messages", STRONG, ("S1", "IMUs", "IMUs sense motion.", STRONG))
+    assert model.next_tool_calls([lesson, read], TOOLS) == []
+    assert model.compose([lesson, read]) == "IMUs sense motion. [S1]"
+    assert model.next_tool_calls([{"found": False, "lessons": []}], TOOLS) == []  # unknown: decline

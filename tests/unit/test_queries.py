@@ -3,7 +3,7 @@
 import pytest
 
 from backend.agent.context import Turn
-from backend.agent.queries import question_parts, standalone_query
+from backend.agent.queries import asks_about_the_text, question_parts, standalone_query
 from backend.retrieval import lexical
 
 
@@ -61,3 +61,23 @@ def test_a_name_and_its_version_match_however_they_are_spelled() -> None:
     assert set(lexical.terms("ROS 2")) <= set(lexical.terms("ROS2"))  # the BM25 side matches too
     assert lexical.terms("3D LiDAR at 30fps") == ["3d", "lidar", "30fps"]  # units stay whole
     assert lexical.terms("rqt_graph", compounds=False) == ["rqt", "graph"]
+
+
+@pytest.mark.parametrize(
+    ("question", "scope"),
+    [
+        ("What does this book cover?", "book"),
+        ("What topics does the guide cover?", "book"),
+        ("What will I learn in this module?", "book"),
+        ("What are the key ideas of this page?", "page"),
+        ("What is this lesson about?", "page"),
+        ("Summarize this chapter", "page"),
+        # Questions about the subject matter, even when they name pages or lessons:
+        ("Which page covers QoS?", None),
+        ("What does the lesson say about drift?", None),
+        ("What is a ROS 2 node?", None),
+        ("What is this about?", None),
+    ],
+)
+def test_questions_about_the_text_itself_are_recognised(question: str, scope: str | None) -> None:
+    assert asks_about_the_text(question) == scope

@@ -2,7 +2,7 @@
 
 import { ChatError, sendFeedback, streamChat } from "./api";
 import { renderMarkdown, safeUrl } from "./markdown";
-import { citationHref, selectionText, shouldOffer, surroundingText } from "./selection";
+import { citationHref, citationLabel, selectionText, shouldOffer, surroundingText } from "./selection";
 import { History, randomId, storageOrNull, type Citation, type Message } from "./storage";
 import { styles } from "./styles";
 
@@ -339,7 +339,7 @@ export class Widget {
   private renderCitations(citations: Citation[], hrefs: string[]): HTMLElement {
     const list = el("ol", { class: "citations", "aria-label": "Sources" });
     citations.forEach((citation, i) => {
-      const label = `[${i + 1}] ${[citation.module, citation.lesson, citation.section].filter(Boolean).join(" · ")}`;
+      const label = `[${i + 1}] ${citationLabel(citation)}`;
       if (!hrefs[i]) {
         list.append(el("li", { "data-testid": "citation" }, label)); // not a web link: shown, never followed
         return;

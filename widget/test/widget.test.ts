@@ -3,7 +3,7 @@ import { test } from "node:test";
 
 import { friendlyError } from "../src/api";
 import { escapeHtml, renderMarkdown, safeUrl } from "../src/markdown";
-import { citationHref } from "../src/selection";
+import { citationHref, citationLabel } from "../src/selection";
 import { SSEParser } from "../src/sse";
 import { History, PREFIX, TTL_MS, type Message } from "../src/storage";
 
@@ -108,4 +108,10 @@ test("history without storage is a harmless no-op", () => {
   const history = new History(null);
   history.save("a", hello);
   assert.deepEqual(history.load("a"), []);
+});
+
+test("citation labels skip empty and repeated parts", () => {
+  assert.equal(citationLabel({ module: "M1", lesson: "Nodes", section: "What Are Nodes?" }), "M1 · Nodes · What Are Nodes?");
+  assert.equal(citationLabel({ module: "M1", lesson: "M1", section: "Overview" }), "M1 · Overview");
+  assert.equal(citationLabel({ module: "", lesson: "Intro", section: "" }), "Intro");
 });
