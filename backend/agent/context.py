@@ -31,6 +31,7 @@ class RunState:
     top_k: int = 6
     sources: dict[str, ScoredChunk] = field(default_factory=dict)  # ref ("S1") → passage
     evidence: Evidence = field(default_factory=Evidence)  # the strongest seen in this run
+    searched: dict[str, float] = field(default_factory=dict)  # query → support it found
 
     def register(self, hit: ScoredChunk) -> str:
         """The run-wide ref of a passage; the same passage keeps its first ref."""

@@ -30,7 +30,7 @@ from openai.types.responses import (
 )
 
 from backend.agent.context import Question
-from backend.agent.queries import asks_about_the_text, question_parts, standalone_query
+from backend.agent.queries import asks_about_the_text, part_queries, standalone_query
 from backend.grounding.messages import NOT_IN_BOOK_MARKER
 from backend.grounding.status import ANSWERABLE
 from backend.retrieval import lexical
@@ -168,7 +168,7 @@ class OfflineAnswerModel(Model):
         return [("search_book_content", {"query": about, "lesson": lesson_id})]
 
     def _part_queries(self) -> list[str]:
-        return [standalone_query(p, self.question.history) for p in question_parts(self.question.text)]
+        return list(part_queries(self.question.text, self.question.history).values())
 
     def _whole_question(self, searches: list[dict[str, Any]]) -> list[dict[str, Any]]:
         parts = set(self._part_queries())

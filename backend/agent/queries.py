@@ -80,8 +80,15 @@ def question_parts(question: str) -> list[str]:
         parts = _CLAUSES.split(question)
     parts = [p.strip(" ?.,;") for p in parts if p]
     parts = [p for p in parts if len(set(lexical.terms(p, compounds=False))) >= 2]
-    if len(parts) < 2:
-        return []
-    # "…, and what goes wrong if you set it too high?": "it" is the first part's subject.
-    first = parts[0]
-    return [first] + [f"{p} ({first})" if refers_back(p) else p for p in parts[1:MAX_PARTS]]
+    return parts[:MAX_PARTS] if len(parts) > 1 else []
+
+
+def part_queries(question: str, history: list[Turn]) -> dict[str, str]:
+    """Each part of the question → its standalone search query. In "…, and what goes wrong if
+    you set it too high?", "it" is the first part's subject."""
+    parts = question_parts(question)
+    queries = {}
+    for i, part in enumerate(parts):
+        query = f"{part} ({parts[0]})" if i and refers_back(part) else part
+        queries[part] = standalone_query(query, history)
+    return queries

@@ -46,6 +46,7 @@ async def search_book_content(
     result = await asyncio.to_thread(
         state.retriever.search, query, state.top_k, module=module, lesson=lesson
     )
+    state.searched[query] = result.evidence.support
     if result.evidence.support >= state.evidence.support:
         state.evidence = result.evidence
     passages = [_passage(state, hit) for hit in result.hits]

@@ -6,12 +6,15 @@ from pydantic import BaseModel
 from backend.agent.context import RunState
 from backend.grounding import messages
 from backend.grounding.citations import Citation, CitationStream, citation_of
-from backend.grounding.status import Confidence, Status, assess
+from backend.agent.queries import part_queries
+from backend.retrieval import lexical
+from backend.grounding.status import ANSWERABLE, Confidence, Status, assess
 from backend.retrieval.index import ScoredChunk
 from backend.retrieval.models import Page
 from backend.retrieval.search import BookCorpus
 
 RELATED = 0.2  # evidence below this is too thin to call any lesson "related"
+PART_COVERED = 0.5  # an answer using this share of a part's (IDF-weighted) words addresses it
 MAX_SUGGESTIONS = 3
 
 
@@ -36,7 +39,10 @@ def declined(text: str) -> bool:
 def ground(stream: CitationStream, raw_text: str, state: RunState) -> Answer:
     """`stream` has been fed the model's text (streamed or whole); `raw_text` is that text."""
     citations = stream.citations()
-    assessment = assess(state.evidence.support, len(citations), declined(raw_text))
+    assessment = assess(
+        state.evidence.support, len(citations), declined(raw_text),
+        _answers_every_part(state, stream.text),
+    )
     if assessment.status == "not_found":
         suggestions = suggest(state) if state.evidence.support >= RELATED else []
         return not_found(messages.NOT_FOUND, suggestions, assessment.status)
@@ -50,6 +56,22 @@ def ground(stream: CitationStream, raw_text: str, state: RunState) -> Answer:
         confidence=assessment.confidence,
         suggestions=[],
     )
+
+
+def _answers_every_part(state: RunState, answer: str) -> bool:
+    """False when the run searched for a part of the question ("…, and what is X?"), the book
+    had too little on it, and the answer does not use that part's words either."""
+    question = state.question
+    idf = state.retriever.corpus.idf
+    said = frozenset(lexical.terms(answer, compounds=False))
+    for part, query in part_queries(question.text, question.history).items():
+        if state.searched.get(query, ANSWERABLE) >= ANSWERABLE:
+            continue
+        asked = set(lexical.terms(part, compounds=False))
+        used = sum(idf(t) for t in asked & said) / max(sum(idf(t) for t in asked), 1e-9)
+        if used < PART_COVERED:
+            return False
+    return True
 
 
 def suggest(state: RunState) -> list[Suggestion]:

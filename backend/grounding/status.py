@@ -23,9 +23,15 @@ class Assessment(BaseModel):
     confidence: Confidence
 
 
-def assess(support: float, citations: int, model_declined: bool) -> Assessment:
+def assess(
+    support: float, citations: int, model_declined: bool, every_part: bool = True
+) -> Assessment:
+    """`every_part` is False when a part of a question that asks several things found too
+    little support: the rest may be answered, the whole is not."""
     if model_declined or citations == 0:
         return Assessment(status="not_found", confidence="not_found")
+    if not every_part:
+        return Assessment(status="partial", confidence="needs_review")
     if support >= CONFIDENT:
         return Assessment(status="found", confidence="high")
     if support >= ANSWERABLE:

@@ -145,6 +145,17 @@ async def test_a_question_that_asks_two_things_answers_both_from_their_lessons(
     assert {"02-nodes-topics-services.md", "03-imu-proprioception.md"} <= cited
 
 
+async def test_a_part_the_book_does_not_cover_makes_the_answer_partial(real_library: Library) -> None:
+    answer, streamed = await ask(
+        real_library.engine(),
+        "How many degrees of freedom does Agility Digit have, and how much does it cost in euros?",
+    )
+    assert (answer.status, answer.confidence) == ("partial", "needs_review")
+    assert "28 degrees of freedom" in answer.text and "euro" not in streamed.lower()
+    assert answer.text.endswith("*The book only partly covers this; check the cited passages.*")
+    assert answer.citations[0].source_path.endswith("03-imu-proprioception.md")
+
+
 async def test_a_selection_question_is_answered_next_to_it_without_repeating_it(
     real_library: Library,
 ) -> None:

@@ -3,7 +3,7 @@
 import pytest
 
 from backend.agent.context import Turn
-from backend.agent.queries import asks_about_the_text, question_parts, standalone_query
+from backend.agent.queries import asks_about_the_text, part_queries, question_parts, standalone_query
 from backend.retrieval import lexical
 
 
@@ -11,9 +11,9 @@ from backend.retrieval import lexical
     ("question", "parts"),
     [
         ("What does a LiDAR measure, and how far can it see?",
-         ["What does a LiDAR measure", "how far can it see (What does a LiDAR measure)"]),
+         ["What does a LiDAR measure", "how far can it see"]),
         ("How is a servo driven? What limits its torque?",
-         ["How is a servo driven", "What limits its torque (How is a servo driven)"]),
+         ["How is a servo driven", "What limits its torque"]),
         # A leading "In X," is context of the question, not a question of its own.
         ("In a complementary filter, what value is used for alpha, and why does drift grow?",
          ["In a complementary filter, what value is used for alpha", "why does drift grow"]),
@@ -38,6 +38,15 @@ def test_questions_that_ask_several_things_are_split(question: str, parts: list[
 )
 def test_questions_that_ask_one_thing_are_not_split(question: str) -> None:
     assert question_parts(question) == []
+
+
+def test_a_part_that_refers_back_is_searched_with_the_first_part() -> None:
+    history = [Turn(role="user", content="What is a LiDAR?")]
+    assert part_queries("What does the sensor measure, and how far can it see?", history) == {
+        "What does the sensor measure": "What does the sensor measure",
+        "how far can it see": "how far can it see (What does the sensor measure) (What is a LiDAR?)",
+    }
+    assert part_queries("What is a ROS 2 node?", []) == {}
 
 
 def test_a_follow_up_borrows_the_subject_of_the_previous_question() -> None:
