@@ -4,11 +4,11 @@ confidence, and the fixed not-found text with suggested lessons."""
 from pydantic import BaseModel
 
 from backend.agent.context import RunState
+from backend.agent.queries import part_queries
 from backend.grounding import messages
 from backend.grounding.citations import Citation, CitationStream, citation_of
-from backend.agent.queries import part_queries
-from backend.retrieval import lexical
 from backend.grounding.status import ANSWERABLE, Confidence, Status, assess
+from backend.retrieval import lexical
 from backend.retrieval.index import ScoredChunk
 from backend.retrieval.models import Page
 from backend.retrieval.search import BookCorpus

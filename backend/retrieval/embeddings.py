@@ -36,7 +36,7 @@ class LocalEmbedder:
     name = "local:all-MiniLM-L6-v2"
 
     @cached_property
-    def _model(self):
+    def _model(self):  # untyped: sentence_transformers is imported lazily (slow import)
         for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS"):
             os.environ.setdefault(name, "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")

@@ -27,7 +27,12 @@ _GREEK = {
 }
 _local = threading.local()  # Snowball stemmers keep state between calls: one per thread
 STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do", "does", "did", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "it's", "me", "my", "of", "on", "or", "our", "so", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "up", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "about", "also", "just", "should", "may", "might", "must", "not", "no", "yes", "any", "all", "each", "some", "such", "very", "more", "most", "other", "only", "own", "same", "too", "s", "t", "don", "tell", "explain", "describe", "show", "know", "please", "mean", "thing", "things", "something", "anything", "stuff"]
+    """a an and are as at be been but by can could do does did for from had has have how i if in
+    into is it its it's me my of on or our so than that the their them then there these they this
+    those to up was we were what when where which while who whom why will with would you your
+    about also just should may might must not no yes any all each some such very more most
+    other only own same too s t don
+    tell explain describe show know please mean thing things something anything stuff""".split()
 )
 
 
