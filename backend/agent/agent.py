@@ -18,7 +18,7 @@ from backend.grounding import messages
 from backend.grounding.answer import Answer, book_overview, declined, ground, not_found, topics
 from backend.grounding.citations import CitationStream
 from backend.retrieval import lexical
-from backend.retrieval.search import Retriever
+from backend.retrieval.search import BookCorpus, Retriever
 
 MAX_TURNS = 6
 VAGUE_SHARE = 0.3  # a word found in this share of passages names no particular topic
@@ -61,11 +61,9 @@ class AnswerEngine:
     async def stream(self, question: Question) -> AsyncIterator[TextDelta | Answer]:
         """Text deltas as the model writes them (citation markers already renumbered), then
         the grounded Answer, whose text is what the reader should finally see."""
-        if await asyncio.to_thread(self._is_vague, question):
-            yield not_found(messages.VAGUE, topics(self.retriever.corpus.pages))
-            return
-        if await asyncio.to_thread(self._asks_for_the_books_topics, question):
-            yield book_overview(self.retriever.corpus)
+        fixed = await asyncio.to_thread(self._fixed_answer, question)
+        if fixed is not None:
+            yield fixed
             return
         state = RunState(question=question, retriever=self.retriever, top_k=self.top_k)
         agent = Agent[RunState](
@@ -118,15 +116,17 @@ class AnswerEngine:
             yield TextDelta(tail)
         yield ground(citations, raw, state)
 
-    def _asks_for_the_books_topics(self, question: Question) -> bool:
-        """"What does this book cover?", or a question about "this page" when the page is
-        unknown; a question about a known page goes to the model (get_lesson_metadata)."""
-        if question.selected_text or question.history:
-            return False
-        scope = asks_about_the_text(question.text)
-        if scope == "page" and question.lesson_id:
-            return self.retriever.corpus.find_page(question.lesson_id) is None
-        return scope is not None
+    def _fixed_answer(self, question: Question) -> Answer | None:
+        """The book's topics for a question too broad to answer; its outline for "What does
+        this book cover?" or a question about "this page" when the page is unknown (a known
+        page goes to the model, which reads it with get_lesson_metadata); None otherwise."""
+        corpus = self.retriever.corpus
+        if self._is_vague(question):
+            return not_found(messages.VAGUE, topics(corpus.pages))
+        scope = asks_about_the_text(question)
+        if scope == "book" or (scope == "page" and not _known_page(corpus, question.lesson_id)):
+            return book_overview(corpus)
+        return None
 
     def _is_vague(self, question: Question) -> bool:
         if question.selected_text or question.history:
@@ -139,6 +139,10 @@ class AnswerEngine:
         return len(terms) <= VAGUE_TERMS and all(
             corpus.df.get(t, 0) / total >= VAGUE_SHARE for t in terms
         )
+
+
+def _known_page(corpus: BookCorpus, lesson_id: str | None) -> bool:
+    return lesson_id is not None and corpus.find_page(lesson_id) is not None
 
 
 def _may_be_declining(raw: str) -> bool:

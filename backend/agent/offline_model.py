@@ -34,7 +34,7 @@ from backend.agent.queries import asks_about_the_text, part_queries, standalone_
 from backend.grounding.messages import NOT_IN_BOOK_MARKER
 from backend.grounding.status import ANSWERABLE
 from backend.retrieval import lexical
-from backend.retrieval.sentences import Sentence, sentence_texts, split_sentences
+from backend.retrieval.sentences import sentence_texts, split_sentences
 
 MAX_SENTENCE_WINDOWS = 3
 NEAR_BEST = 0.8  # windows within this share of the best one are worth quoting too
@@ -49,6 +49,8 @@ class OfflineAnswerModel(Model):
 
     def __init__(self, question: Question):
         self.question = question
+        # The search queries of the question's parts, if it asks several things.
+        self.part_queries = list(part_queries(question.text, question.history).values())
 
     async def get_response(
         self,
@@ -137,7 +139,7 @@ class OfflineAnswerModel(Model):
                 query = f"{question.text} {question.selected_text}"
             else:
                 query = standalone_query(question.text, question.history)
-            return [("search_book_content", {"query": q}) for q in [query, *self._part_queries()]]
+            return [("search_book_content", {"query": q}) for q in [query, *self.part_queries]]
         retry = self._with_previous_exchange()
         found_little = max(s["support"] for s in self._whole_question(searches)) < ANSWERABLE
         if retry and found_little and all(s["query"] != retry for s in searches):
@@ -145,11 +147,8 @@ class OfflineAnswerModel(Model):
         return []
 
     def _about_the_page(self) -> bool:
-        """"What are the key ideas of this page?" with the page known (and nothing selected)."""
-        question = self.question
-        if question.selected_text or question.history or not question.lesson_id:
-            return False
-        return asks_about_the_text(question.text) == "page"
+        """"What are the key ideas of this page?" with the page known."""
+        return bool(self.question.lesson_id) and asks_about_the_text(self.question) == "page"
 
     def _read_the_page(
         self, outputs: list[dict[str, Any]], searches: list[dict[str, Any]]
@@ -167,12 +166,8 @@ class OfflineAnswerModel(Model):
         about = " ".join([lesson["title"], lesson.get("description", ""), *lesson.get("objectives", [])])
         return [("search_book_content", {"query": about, "lesson": lesson_id})]
 
-    def _part_queries(self) -> list[str]:
-        return list(part_queries(self.question.text, self.question.history).values())
-
     def _whole_question(self, searches: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        parts = set(self._part_queries())
-        return [s for s in searches if s["query"] not in parts]
+        return [s for s in searches if s["query"] not in self.part_queries]
 
     def _with_previous_exchange(self) -> str | None:
         history = self.question.history
@@ -232,28 +227,27 @@ def _around_selection(
     if context is None:
         return []
     seen = _normal(selected)
-    ranked: list[tuple[int, float, dict[str, Any]]] = []
-    position = 0
-    selection_at: float | None = None
-    candidates: list[tuple[int, Sentence, Sentence | None, dict[str, Any]]] = []
-    for passage in context["passages"]:
-        sentences = split_sentences(passage["ref"], passage["text"])
-        for i, sentence in enumerate(sentences):
-            if _normal(sentence.text) in seen:
-                selection_at = position if selection_at is None else selection_at
-            else:
-                following = sentences[i + 1] if i + 1 < len(sentences) else None
-                candidates.append((position, sentence, following, passage))
-            position += 1
-    if selection_at is None:
+    sentences = [
+        (passage, sentence)
+        for passage in context["passages"]
+        for sentence in split_sentences(passage["ref"], passage["text"])
+    ]
+    selection = {i for i, (_, sentence) in enumerate(sentences) if _normal(sentence.text) in seen}
+    if not selection:
         return []
-    for at, sentence, following, passage in candidates:
-        rest = [sentence] + ([following] if following and _normal(following.text) not in seen else [])
-        distance = at - selection_at if at > selection_at else selection_at - at + 0.5
-        used = len(asked & frozenset().union(*(s.terms for s in rest)))
-        text = " ".join(s.text for s in rest)
+    start = min(selection)
+    ranked: list[tuple[int, float, dict[str, Any]]] = []
+    for i, (passage, sentence) in enumerate(sentences):
+        if i in selection:
+            continue
+        window = [sentence]
+        if i + 1 < len(sentences) and i + 1 not in selection and sentences[i + 1][0] is passage:
+            window.append(sentences[i + 1][1])
+        used = len(asked & frozenset().union(*(s.terms for s in window)))
+        distance = i - start if i > start else start - i + 0.5
+        text = " ".join(s.text for s in window)
         ranked.append((-used, distance, {"ref": passage["ref"], "lesson": passage["lesson"], "text": text}))
-    ranked.sort(key=lambda r: (r[0], r[1]))
+    ranked.sort(key=lambda r: r[:2])
     return [window for _, _, window in ranked]
 
 

@@ -4,7 +4,7 @@ standalone, and a question that asks several things is split into parts searched
 import re
 from typing import Literal
 
-from backend.agent.context import Turn
+from backend.agent.context import Question, Turn
 from backend.retrieval import lexical
 
 HISTORY_EXCHANGES = 5
@@ -44,10 +44,12 @@ _ABOUT_WORDS = frozenset(lexical.terms(
 ))
 
 
-def asks_about_the_text(question: str) -> Literal["book", "page"] | None:
+def asks_about_the_text(question: Question) -> Literal["book", "page"] | None:
     """"book" for a question about the whole book, "page" for one about the page being read,
-    None for a question about the book's subject matter."""
-    words = set(lexical.terms(question, compounds=False))
+    None for a question about the book's subject matter, a selection or an earlier answer."""
+    if question.selected_text or question.history:
+        return None
+    words = set(lexical.terms(question.text, compounds=False))
     if not words or not words <= _PAGE_WORDS | _BOOK_WORDS | _ABOUT_WORDS:
         return None
     if words & _PAGE_WORDS:

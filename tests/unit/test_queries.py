@@ -2,8 +2,13 @@
 
 import pytest
 
-from backend.agent.context import Turn
-from backend.agent.queries import asks_about_the_text, part_queries, question_parts, standalone_query
+from backend.agent.context import Question, Turn
+from backend.agent.queries import (
+    asks_about_the_text,
+    part_queries,
+    question_parts,
+    standalone_query,
+)
 from backend.retrieval import lexical
 
 
@@ -89,4 +94,10 @@ def test_a_name_and_its_version_match_however_they_are_spelled() -> None:
     ],
 )
 def test_questions_about_the_text_itself_are_recognised(question: str, scope: str | None) -> None:
-    assert asks_about_the_text(question) == scope
+    assert asks_about_the_text(Question(text=question)) == scope
+
+
+def test_a_selection_or_a_conversation_is_not_a_question_about_the_text() -> None:
+    assert asks_about_the_text(Question(text="Summarize this section", selected_text="Nodes are isolated.")) is None
+    history = [Turn(role="user", content="What is Nav2?")]
+    assert asks_about_the_text(Question(text="What are the key ideas of this page?", history=history)) is None
