@@ -12,7 +12,7 @@ import snowballstemmer
 from qdrant_client import models
 
 # Bump when `terms` changes: stored sparse vectors are then rebuilt on the next ingest.
-ANALYZER = "snowball-en/greek-names/letter-digit"
+ANALYZER = "snowball-en/greek-names/letter-digit/chat-fillers"
 K1 = 1.2
 B = 0.75
 _WORD = re.compile(r"[a-z0-9]+(?:[._'’-][a-z0-9]+)*")
@@ -32,7 +32,13 @@ STOPWORDS = frozenset(
     those to up was we were what when where which while who whom why will with would you your
     about also just should may might must not no yes any all each some such very more most
     other only own same too s t don
-    tell explain describe show know please mean thing things something anything stuff""".split()
+    tell explain describe show know please mean thing things something anything stuff
+    really actually basically probably maybe even still already anyway ever here now
+    again kind sort lot lots pretty quite gonna wanna gotta kinda sorta hey hi hello thanks
+    thank ok okay im ive id whats hows whys wheres dont doesnt didnt cant wont isnt arent
+    i'm i've i'd i'll you're we're they're let's lets what's that's there's here's how's
+    who's where's don't doesn't didn't can't won't isn't aren't get gets got getting go goes
+    going need needs want wants""".split()
 )
 
 

@@ -4,7 +4,8 @@ whether the book answers the question at all.
 
 Evidence is measured on sentence windows of the best passages, in units that mean the same for
 every embedding model:
-- lexical: the IDF-weighted share of the question's terms that one window contains;
+- lexical: the IDF-weighted share of the question's terms that one window contains, read in
+  its passage (terms only its heading, other sentences or code examples use count a quarter);
 - semantic: the cosine similarity of the window's passage to the question, rescaled so that 0
   is the question's average similarity to the whole book and 1 a perfect match
   ((cos − mean) / (1 − mean)); it uses the vectors stored at ingest, so it costs no embedding.
@@ -35,6 +36,9 @@ DUPLICATE_OVERLAP = 0.7
 HEADING_WEIGHT = 0.2  # a section whose heading the question names ranks higher (as in BM25F)
 EVIDENCE_PASSAGES = 6  # passages whose sentences are weighed as evidence
 EVIDENCE_WINDOWS = 6  # best windows kept as evidence (and offered as key sentences)
+# A window is read in its passage: words of the question that its section heading, the rest
+# of the passage or its code examples use count for a quarter.
+PASSAGE_CONTEXT = 0.25
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
 
 
@@ -211,11 +215,14 @@ class Retriever:
         sentences = [
             s for hit in hits[:EVIDENCE_PASSAGES] for s in split_sentences(hit.chunk.id, hit.chunk.text)
         ]
-        windows = rank_windows(
-            lexical.terms(query, compounds=False), sentences, corpus.idf, EVIDENCE_WINDOWS
-        )
+        asked = list(dict.fromkeys(lexical.terms(query, compounds=False)))
+        windows = rank_windows(asked, sentences, corpus.idf, 3 * EVIDENCE_WINDOWS)
         if not windows:
             return Evidence()
+        total = sum(corpus.idf(t) for t in asked)
+        for window in windows:
+            passage = sum(corpus.idf(t) for t in asked if t in corpus.terms[window.chunk_id]) / total
+            window.lexical += PASSAGE_CONTEXT * (max(passage, window.lexical) - window.lexical)
         query_unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
         baseline = corpus.mean_similarity(query_unit)
         for window in windows:
@@ -224,4 +231,19 @@ class Retriever:
         kind = {hit.chunk.id: hit.chunk.kind for hit in hits}
         # A lesson says it in full; a summary or overview restates it: quote the lesson.
         windows.sort(key=lambda w: w.answer_fit(query) * KIND_PRIOR[kind[w.chunk_id]], reverse=True)
-        return Evidence(support=max(w.support for w in windows), windows=windows)
+        return Evidence(support=max(w.support for w in windows), windows=_distinct(windows))
+
+
+def _distinct(windows: list[Window]) -> list[Window]:
+    """The best EVIDENCE_WINDOWS windows that share no sentence with a better one (windows
+    overlap by construction, and examples repeat lines such as `robot_radius: 0.4`)."""
+    kept: list[Window] = []
+    seen: set[tuple[str, int] | str] = set()
+    for window in windows:
+        keys = {key for s in window.sentences for key in ((s.chunk_id, s.index), s.text)}
+        if not keys & seen:
+            kept.append(window)
+            seen |= keys
+        if len(kept) == EVIDENCE_WINDOWS:
+            break
+    return kept

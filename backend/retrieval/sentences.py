@@ -19,6 +19,13 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(*`])")
 _MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|^>\s*")
 WINDOW = 2  # a claim and its explanation often span two sentences
 ANSWER_TYPE_BONUS = 0.15
+CODE_LINE_CHARS = 160  # longer code lines are logic, not a value worth quoting
+# A code line worth quoting sets a value (`robot_radius: 0.4`, `queue_size=10`, `effort="30"`);
+# definitions, imports, control flow and bare comments are not answers.
+_VALUE_LINE = re.compile(
+    r"^(?!(?:def|class|import|from|return|if|elif|else|for|while|with|try|except|print)\b|#|//)"
+    r"[^:=]*\w[^:=]*(?::|=)\s*[^\s:=].*$"
+)
 # Questions that ask for an amount are answered by sentences with numbers in them.
 _ASKS_QUANTITY = re.compile(
     r"\bhow (many|much|fast|often|long|far|big|large|small|accurate|high|heavy|quickly)\b|"
@@ -37,6 +44,12 @@ class Sentence:
     index: int
     text: str
     terms: frozenset[str]
+    code: bool = False  # a line of a code or configuration example
+
+    @property
+    def shown(self) -> str:
+        """As quoted in an answer: code lines as inline code."""
+        return f"`{self.text.replace('`', '')}`" if self.code else self.text
 
 
 @dataclass
@@ -50,7 +63,11 @@ class Window:
 
     @property
     def text(self) -> str:
-        return " ".join(s.text for s in self.sentences)
+        return " ".join(s.shown for s in self.sentences)
+
+    @property
+    def code(self) -> bool:
+        return self.sentences[0].code
 
     @property
     def support(self) -> float:
@@ -68,10 +85,32 @@ class Window:
 
 
 def split_sentences(chunk_id: str, markdown: str) -> list[Sentence]:
-    """Prose sentences, list items and table rows of a passage; code blocks and headings are
-    left out (they are shown with the citation, not quoted as answers)."""
+    """Prose sentences, list items, table rows and code lines of a passage, in page order;
+    headings are left out. A value a book gives only in an example (`robot_radius: 0.4`) is
+    still something a reader may ask about."""
+    sentences: list[Sentence] = []
+
+    def add(text: str, code: bool = False) -> None:
+        terms = frozenset(lexical.terms(text, compounds=False))
+        if len(text) > 3 and terms:
+            sentences.append(Sentence(chunk_id, len(sentences), text, terms, code))
+
+    position = 0
+    for fence in _FENCE.finditer(markdown):
+        for text in _prose(markdown[position : fence.start()]):
+            add(text)
+        for line in fence.group(0).splitlines()[1:-1]:
+            if _VALUE_LINE.match(line.strip()) and len(line.strip()) <= CODE_LINE_CHARS:
+                add(line.strip(), code=True)
+        position = fence.end()
+    for text in _prose(markdown[position:]):
+        add(text)
+    return sentences
+
+
+def _prose(markdown: str) -> list[str]:
     pieces: list[str] = []
-    for block in re.split(r"\n\s*\n", _FENCE.sub("", markdown)):
+    for block in re.split(r"\n\s*\n", markdown):
         lines = [line for line in block.splitlines() if line.strip()]
         if not lines or all(_HEADING.match(line) for line in lines):
             continue
@@ -90,17 +129,9 @@ def split_sentences(chunk_id: str, markdown: str) -> list[Sentence]:
                 pieces.append(_BULLET.sub("", line))
             else:
                 pieces[-1] = f"{pieces[-1]} {line.strip()}"
-    sentences: list[Sentence] = []
-    for piece in pieces:
-        for text in _SENTENCE_END.split(_MARKUP.sub("", piece).strip()):
-            text = text.strip()
-            if len(text) > 3:
-                sentences.append(
-                    Sentence(
-                        chunk_id, len(sentences), text, frozenset(lexical.terms(text, compounds=False))
-                    )
-                )
-    return sentences
+    return [
+        text.strip() for piece in pieces for text in _SENTENCE_END.split(_MARKUP.sub("", piece).strip())
+    ]
 
 
 def sentence_texts(text: str) -> list[str]:
@@ -118,7 +149,9 @@ def rank_windows(
         return []
     windows: list[Window] = []
     for i, first in enumerate(sentences):
-        members = [s for s in sentences[i : i + WINDOW] if s.chunk_id == first.chunk_id]
+        members = [
+            s for s in sentences[i : i + WINDOW] if (s.chunk_id, s.code) == (first.chunk_id, first.code)
+        ]
         present = frozenset().union(*(s.terms for s in members))
         coverage = sum(idf(t) for t in unique if t in present) / total
         windows.append(Window(first.chunk_id, members, coverage))

@@ -1,0 +1,61 @@
+"""Sentences of a passage, the windows quoted from them, and how overlapping windows are kept apart."""
+
+from backend.retrieval import lexical
+from backend.retrieval.search import EVIDENCE_WINDOWS, _distinct
+from backend.retrieval.sentences import rank_windows, split_sentences
+
+PASSAGE = """The costmap is widened for walking robots.
+
+```yaml
+# Humanoid costmap
+local_costmap:
+  resolution: 0.1
+  robot_radius: 0.4  # accounts for leg swing
+global_costmap:
+  robot_radius: 0.4  # accounts for leg swing
+```
+
+```python
+import rclpy
+def publish(self):
+    self.timer = self.create_timer(2.0, self.publish)
+```
+
+The planner then checks each footstep."""
+
+
+def test_code_lines_that_set_a_value_are_sentences_in_page_order() -> None:
+    sentences = split_sentences("c1", PASSAGE)
+    assert [(s.text, s.code) for s in sentences] == [
+        ("The costmap is widened for walking robots.", False),
+        ("resolution: 0.1", True),
+        ("robot_radius: 0.4  # accounts for leg swing", True),
+        ("robot_radius: 0.4  # accounts for leg swing", True),
+        ("self.timer = self.create_timer(2.0, self.publish)", True),
+        ("The planner then checks each footstep.", False),
+    ]
+    assert sentences[1].shown == "`resolution: 0.1`"  # quoted as inline code
+    assert sentences[0].shown == sentences[0].text
+
+
+def test_windows_do_not_mix_prose_and_code() -> None:
+    sentences = split_sentences("c1", PASSAGE)
+    windows = rank_windows(lexical.terms("planner footstep timer"), sentences, lambda _: 1.0, 20)
+    for window in windows:
+        assert len({s.code for s in window.sentences}) == 1
+    assert windows[0].text == "The planner then checks each footstep."
+
+
+def test_evidence_keeps_windows_that_share_no_sentence_or_repeated_line() -> None:
+    sentences = split_sentences("c1", PASSAGE)
+    windows = rank_windows(lexical.terms("robot radius leg swing"), sentences, lambda _: 1.0, 20)
+    kept = _distinct(windows)
+    texts = [s.text for w in kept for s in w.sentences]
+    assert texts.count("robot_radius: 0.4  # accounts for leg swing") == 1
+    assert len(kept) <= EVIDENCE_WINDOWS
+    assert kept[0].sentences[-1].text.startswith("robot_radius")
+
+
+def test_chat_fillers_are_not_search_terms() -> None:
+    assert lexical.terms("hey, so what's basically the point of QoS? I just want to get it") == \
+        lexical.terms("point of QoS")
