@@ -182,27 +182,44 @@ class BookIndex:
         where: models.Filter | None = None,
     ) -> list[ScoredChunk]:
         """Dense, lexical, or both fused with reciprocal rank fusion."""
+        points = self._points(dense, sparse, limit, where, with_payload=True)
+        return [ScoredChunk(_chunk(p.payload), p.score) for p in points if p.payload]
+
+    def rank(
+        self,
+        dense: list[float] | None,
+        sparse: models.SparseVector | None,
+        limit: int,
+        where: models.Filter | None = None,
+    ) -> list[tuple[str, float]]:
+        """As `query`, but only (chunk id, score): for callers that hold the chunks already
+        (embedded Qdrant deep-copies every payload it returns)."""
+        return [(str(p.id), p.score) for p in self._points(dense, sparse, limit, where, with_payload=False)]
+
+    def _points(
+        self,
+        dense: list[float] | None,
+        sparse: models.SparseVector | None,
+        limit: int,
+        where: models.Filter | None,
+        with_payload: bool,
+    ) -> list[models.ScoredPoint]:
         name = self._served()
         if dense is not None and sparse is not None:
             prefetch = [
                 models.Prefetch(query=dense, using=DENSE, limit=limit * 4, filter=where),
                 models.Prefetch(query=sparse, using=SPARSE, limit=limit * 4, filter=where),
             ]
-            result = self.client.query_points(
+            return self.client.query_points(
                 name, prefetch=prefetch, query=models.FusionQuery(fusion=models.Fusion.RRF),
-                limit=limit, with_payload=True,
-            )
-        elif dense is not None:
-            result = self.client.query_points(
-                name, query=dense, using=DENSE, limit=limit, query_filter=where, with_payload=True
-            )
-        elif sparse is not None:
-            result = self.client.query_points(
-                name, query=sparse, using=SPARSE, limit=limit, query_filter=where, with_payload=True
-            )
-        else:
+                limit=limit, with_payload=with_payload,
+            ).points
+        vector, using = (dense, DENSE) if dense is not None else (sparse, SPARSE)
+        if vector is None:
             return []
-        return [ScoredChunk(_chunk(p.payload), p.score) for p in result.points if p.payload]
+        return self.client.query_points(
+            name, query=vector, using=using, limit=limit, query_filter=where, with_payload=with_payload
+        ).points
 
     def chunks_with_vectors(self) -> tuple[list[Chunk], list[list[float]]]:
         """Every chunk of the served collection (in page order) with its dense vector."""

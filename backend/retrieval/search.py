@@ -161,19 +161,20 @@ class Retriever:
         corpus = self.corpus
         where = self._filter(corpus, module, lesson)
         query_vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
-        ranked_lists: list[list[ScoredChunk]] = []
+        ranked_lists: list[list[tuple[str, float]]] = []
         if self.mode in ("hybrid", "dense"):
-            ranked_lists.append(self.index.query(query_vector.tolist(), None, CANDIDATES, where))
+            ranked_lists.append(self.index.rank(query_vector.tolist(), None, CANDIDATES, where))
         if self.mode in ("hybrid", "lexical"):
             sparse = lexical.query_vector(query)
-            ranked_lists.append(self.index.query(None, sparse, CANDIDATES, where))
+            ranked_lists.append(self.index.rank(None, sparse, CANDIDATES, where))
 
         fused: dict[str, float] = {}
         chunks: dict[str, Chunk] = {}
-        for hits in ranked_lists:
-            for rank, hit in enumerate(hits):
-                chunks[hit.chunk.id] = hit.chunk
-                fused[hit.chunk.id] = fused.get(hit.chunk.id, 0.0) + 1 / (RRF_K + rank + 1)
+        for ranked_ids in ranked_lists:
+            for rank, (cid, _) in enumerate(ranked_ids):
+                if cid in corpus.row:  # else the alias moved since the corpus was read
+                    chunks[cid] = corpus.chunks[corpus.row[cid]]
+                    fused[cid] = fused.get(cid, 0.0) + 1 / (RRF_K + rank + 1)
         query_terms = frozenset(lexical.terms(query, compounds=False))
         for cid, chunk in chunks.items():
             boost = 1 + HEADING_WEIGHT * corpus.heading_match(chunk, query_terms)
