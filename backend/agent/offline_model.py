@@ -241,8 +241,10 @@ def _around_selection(
         if i in selection:
             continue
         window = [sentence]
-        if i + 1 < len(sentences) and i + 1 not in selection and sentences[i + 1][0] is passage:
-            window.append(sentences[i + 1][1])
+        after = i + 1
+        if after < len(sentences) and after not in selection and sentences[after][0] is passage \
+                and not sentences[after][1].leads_in:
+            window.append(sentences[after][1])
         used = len(asked & frozenset().union(*(s.terms for s in window)))
         distance = i - start if i > start else start - i + 0.5
         text = " ".join(s.text for s in window)
@@ -252,16 +254,25 @@ def _around_selection(
 
 
 def _new_to_reader(windows: list[dict[str, Any]], selected: str) -> list[dict[str, Any]]:
-    """The windows with the sentences the reader selected left out (they have read them)."""
+    """The windows with the sentences the reader selected cut out (they have read them)."""
     if not selected:
         return list(windows)
-    seen = _normal(selected)
+    read = [_loosely(sentence) for sentence in sentence_texts(selected)]
     kept = []
     for window in windows:
-        rest = [s for s in sentence_texts(window["text"]) if _normal(s) not in seen]
-        if rest:
-            kept.append({**window, "text": " ".join(rest)})
+        text = window["text"]
+        for sentence in read:
+            text = sentence.sub(" ", text)
+        text = " ".join(text.split())
+        if re.search(r"[A-Za-z]{3}", text):
+            kept.append({**window, "text": text})
     return kept
+
+
+def _loosely(sentence: str) -> re.Pattern[str]:
+    """Matches the sentence whatever markup or spacing the passage puts between its words."""
+    words = re.findall(r"\w+", sentence)
+    return re.compile(r"[\W_]*".join(map(re.escape, words)) + r"\W?", re.IGNORECASE)
 
 
 def _normal(text: str) -> str:

@@ -15,6 +15,8 @@ _FENCE = re.compile(r"^(```|~~~).*?^\1\s*$", re.MULTILINE | re.DOTALL)
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HEADING = re.compile(r"^#{1,6}\s+")
+# "A) …", "(b) …": the choices of a multiple-choice question, most of them wrong on purpose.
+_CHOICE = re.compile(r"^\s*\(?[A-Ha-h]\)\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(*`])")
 _MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|^>\s*")
 WINDOW = 2  # a claim and its explanation often span two sentences
@@ -45,6 +47,11 @@ class Sentence:
     text: str
     terms: frozenset[str]
     code: bool = False  # a line of a code or configuration example
+
+    @property
+    def leads_in(self) -> bool:
+        """"Configure the bus as follows:" says nothing without what follows it."""
+        return not self.code and self.text.endswith(":")
 
     @property
     def shown(self) -> str:
@@ -122,10 +129,10 @@ def _prose(markdown: str) -> list[str]:
                     pairs = [f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False)]  # ragged rows
                     pieces.append("; ".join(p for p in pairs if p.strip(": ")))
             continue
-        for line in lines:
-            if _HEADING.match(line):
+        for number, line in enumerate(lines):
+            if _HEADING.match(line) or _CHOICE.match(line):
                 continue
-            if _BULLET.match(line) or not pieces or line.lstrip().startswith(">"):
+            if number == 0 or _BULLET.match(line) or line.lstrip().startswith(">"):
                 pieces.append(_BULLET.sub("", line))
             else:
                 pieces[-1] = f"{pieces[-1]} {line.strip()}"
@@ -152,6 +159,8 @@ def rank_windows(
         members = [
             s for s in sentences[i : i + WINDOW] if (s.chunk_id, s.code) == (first.chunk_id, first.code)
         ]
+        if len(members) > 1 and members[-1].leads_in:
+            members.pop()
         present = frozenset().union(*(s.terms for s in members))
         coverage = sum(idf(t) for t in unique if t in present) / total
         windows.append(Window(first.chunk_id, members, coverage))

@@ -112,6 +112,14 @@ def test_a_selection_is_never_quoted_back_and_its_neighbourhood_answers_first() 
     )
 
 
+def test_a_selected_sentence_is_cut_from_a_window_that_runs_on_from_a_list_item() -> None:
+    selected = "Getting units wrong is the #1 beginner mistake."
+    model = OfflineAnswerModel(Question(text="How would I notice?", selected_text=selected))
+    found = search("How would I notice? " + selected, STRONG,
+                   ("S1", "URDF", "Force/Torque: Newtons Getting units **wrong** is the #1 beginner mistake.", STRONG))
+    assert model.compose([{"found": False, "passages": []}, found]) == "Force/Torque: Newtons [S1]"
+
+
 def test_a_question_about_the_page_reads_that_lesson() -> None:
     model = OfflineAnswerModel(Question(text="What are the key ideas of this page?", lesson_id="imu"))
     assert model.next_tool_calls([], TOOLS) == [("get_lesson_metadata", {"lesson_id": "imu"})]

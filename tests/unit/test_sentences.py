@@ -59,3 +59,30 @@ def test_evidence_keeps_windows_that_share_no_sentence_or_repeated_line() -> Non
 def test_chat_fillers_are_not_search_terms() -> None:
     assert lexical.terms("hey, so what's basically the point of QoS? I just want to get it") == \
         lexical.terms("point of QoS")
+
+
+def test_the_choices_of_a_quiz_question_are_never_quoted() -> None:
+    quiz = """What is the primary role of ROS2?
+
+A) Operating system that replaces Linux
+B) Middleware that enables distributed communication
+(c) A programming language
+
+**Explanation**: ROS2 is middleware."""
+    assert [s.text for s in split_sentences("q", quiz)] == [
+        "What is the primary role of ROS2?",
+        "Explanation: ROS2 is middleware.",
+    ]
+
+
+def test_a_paragraph_after_a_list_is_a_sentence_of_its_own() -> None:
+    text = "- **Mass**: Kilograms\n- **Force**: Newtons\n\nGetting units wrong is common. Check them."
+    assert [s.text for s in split_sentences("u", text)] == [
+        "Mass: Kilograms", "Force: Newtons", "Getting units wrong is common.", "Check them."
+    ]
+
+
+def test_a_window_does_not_end_on_a_lead_in() -> None:
+    text = "Units are fixed in URDF. Coordinate frame conventions:\n\n- X: forward"
+    windows = rank_windows(lexical.terms("units fixed"), split_sentences("u", text), lambda _: 1.0, 5)
+    assert windows[0].text == "Units are fixed in URDF."
