@@ -67,9 +67,7 @@ def _answers_every_part(state: RunState, answer: str) -> bool:
     for part, query in part_queries(question.text, question.history).items():
         if state.searched.get(query, ANSWERABLE) >= ANSWERABLE:
             continue
-        asked = set(lexical.terms(part, compounds=False))
-        used = sum(idf(t) for t in asked & said) / max(sum(idf(t) for t in asked), 1e-9)
-        if used < PART_COVERED:
+        if lexical.weighted_share(lexical.terms(part, compounds=False), said, idf) < PART_COVERED:
             return False
     return True
 

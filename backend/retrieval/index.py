@@ -174,17 +174,6 @@ class BookIndex:
             raise BookNotIngested(f"book {self.book!r} has not been ingested yet")
         return name
 
-    def query(
-        self,
-        dense: list[float] | None,
-        sparse: models.SparseVector | None,
-        limit: int,
-        where: models.Filter | None = None,
-    ) -> list[ScoredChunk]:
-        """Dense, lexical, or both fused with reciprocal rank fusion."""
-        points = self._points(dense, sparse, limit, where, with_payload=True)
-        return [ScoredChunk(_chunk(p.payload), p.score) for p in points if p.payload]
-
     def rank(
         self,
         dense: list[float] | None,
@@ -192,34 +181,27 @@ class BookIndex:
         limit: int,
         where: models.Filter | None = None,
     ) -> list[tuple[str, float]]:
-        """As `query`, but only (chunk id, score): for callers that hold the chunks already
-        (embedded Qdrant deep-copies every payload it returns)."""
-        return [(str(p.id), p.score) for p in self._points(dense, sparse, limit, where, with_payload=False)]
-
-    def _points(
-        self,
-        dense: list[float] | None,
-        sparse: models.SparseVector | None,
-        limit: int,
-        where: models.Filter | None,
-        with_payload: bool,
-    ) -> list[models.ScoredPoint]:
+        """(chunk id, score), best first, by dense, lexical, or both fused with reciprocal rank
+        fusion. Ids only: callers hold the chunks already, and embedded Qdrant deep-copies
+        every payload it returns."""
         name = self._served()
         if dense is not None and sparse is not None:
             prefetch = [
                 models.Prefetch(query=dense, using=DENSE, limit=limit * 4, filter=where),
                 models.Prefetch(query=sparse, using=SPARSE, limit=limit * 4, filter=where),
             ]
-            return self.client.query_points(
+            result = self.client.query_points(
                 name, prefetch=prefetch, query=models.FusionQuery(fusion=models.Fusion.RRF),
-                limit=limit, with_payload=with_payload,
-            ).points
-        vector, using = (dense, DENSE) if dense is not None else (sparse, SPARSE)
-        if vector is None:
+                limit=limit, with_payload=False,
+            )
+        elif dense is not None or sparse is not None:
+            vector, using = (dense, DENSE) if dense is not None else (sparse, SPARSE)
+            result = self.client.query_points(
+                name, query=vector, using=using, limit=limit, query_filter=where, with_payload=False
+            )
+        else:
             return []
-        return self.client.query_points(
-            name, query=vector, using=using, limit=limit, query_filter=where, with_payload=with_payload
-        ).points
+        return [(str(p.id), p.score) for p in result.points]
 
     def chunks_with_vectors(self) -> tuple[list[Chunk], list[list[float]]]:
         """Every chunk of the served collection (in page order) with its dense vector."""

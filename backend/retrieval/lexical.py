@@ -5,7 +5,7 @@ import threading
 import unicodedata
 import zlib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 import snowballstemmer
@@ -52,6 +52,13 @@ def terms(text: str, compounds: bool = True) -> list[str]:
             if part and part not in STOPWORDS:
                 out.append(stem(part))
     return out
+
+
+def weighted_share(asked: Iterable[str], present: Iterable[str], idf: Callable[[str], float]) -> float:
+    """The IDF-weighted share of the `asked` terms that `present` holds (0 when none asked)."""
+    asked, present = frozenset(asked), frozenset(present)
+    total = sum(idf(t) for t in asked)
+    return sum(idf(t) for t in asked & present) / total if total else 0.0
 
 
 @lru_cache(maxsize=100_000)

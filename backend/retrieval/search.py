@@ -88,8 +88,7 @@ class BookCorpus:
         heading = self._heading_terms.get(chunk.heading)
         if heading is None:
             heading = self._heading_terms[chunk.heading] = frozenset(lexical.terms(chunk.heading, compounds=False))
-        total = sum(self.idf(t) for t in heading)
-        return sum(self.idf(t) for t in heading & query_terms) / total if total else 0.0
+        return lexical.weighted_share(heading, query_terms, self.idf)
 
     def mean_similarity(self, query_vector: np.ndarray) -> float:
         return float((self.vectors @ query_vector).mean()) if len(self.vectors) else 0.0
@@ -216,13 +215,12 @@ class Retriever:
         sentences = [
             s for hit in hits[:EVIDENCE_PASSAGES] for s in split_sentences(hit.chunk.id, hit.chunk.text)
         ]
-        asked = list(dict.fromkeys(lexical.terms(query, compounds=False)))
+        asked = lexical.terms(query, compounds=False)
         windows = rank_windows(asked, sentences, corpus.idf, 3 * EVIDENCE_WINDOWS)
         if not windows:
             return Evidence()
-        total = sum(corpus.idf(t) for t in asked)
         for window in windows:
-            passage = sum(corpus.idf(t) for t in asked if t in corpus.terms[window.chunk_id]) / total
+            passage = lexical.weighted_share(asked, corpus.terms[window.chunk_id], corpus.idf)
             window.lexical += PASSAGE_CONTEXT * (max(passage, window.lexical) - window.lexical)
         query_unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
         baseline = corpus.mean_similarity(query_unit)

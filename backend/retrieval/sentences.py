@@ -150,9 +150,8 @@ def rank_windows(
     query_terms: list[str], sentences: list[Sentence], idf: Callable[[str], float], limit: int
 ) -> list[Window]:
     """The `limit` windows that contain most of the query's (IDF-weighted) terms."""
-    unique = list(dict.fromkeys(query_terms))
-    total = sum(idf(t) for t in unique)
-    if not unique or total <= 0:
+    unique = frozenset(query_terms)
+    if sum(idf(t) for t in unique) <= 0:
         return []
     windows: list[Window] = []
     for i, first in enumerate(sentences):
@@ -162,8 +161,7 @@ def rank_windows(
         if len(members) > 1 and members[-1].leads_in:
             members.pop()
         present = frozenset().union(*(s.terms for s in members))
-        coverage = sum(idf(t) for t in unique if t in present) / total
-        windows.append(Window(first.chunk_id, members, coverage))
+        windows.append(Window(first.chunk_id, members, lexical.weighted_share(unique, present, idf)))
     windows.sort(key=lambda w: w.lexical, reverse=True)
     return windows[:limit]
 

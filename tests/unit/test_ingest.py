@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from qdrant_client import QdrantClient
+from qdrant_client import QdrantClient, models
 from typer.testing import CliRunner
 
 from backend.cli import app
@@ -93,6 +93,14 @@ def run(root: Path, index: BookIndex, embedder: LocalEmbedder | HashingEmbedder,
     return ingest(plan_book(root, index.book, base_url), index, embedder)
 
 
+def ranked(
+    index: BookIndex, dense: list[float] | None, sparse: models.SparseVector | None, limit: int
+) -> list[Chunk]:
+    """The chunks the index ranks first for a query (ids resolved through its own chunks)."""
+    by_id = {chunk.id: chunk for chunk in index.chunks_with_vectors()[0]}
+    return [by_id[cid] for cid, _ in index.rank(dense, sparse, limit)]
+
+
 def vectors_by_id(index: BookIndex) -> dict[str, list[float]]:
     chunks, vectors = index.chunks_with_vectors()
     return {chunk.id: vector for chunk, vector in zip(chunks, vectors, strict=True)}
@@ -158,8 +166,8 @@ def test_removing_and_adding_pages(book: Path, index: BookIndex, embedder: Local
     assert (added.pages, added.chunks, added.embedded, added.reused, added.removed) == (3, 7, 3, 4, 0)
     sources = [c.source_path for c in index.chunks_with_vectors()[0]]
     assert sources.count("02-b/02-four.md") == 3 and "02-b/01-three.md" not in sources
-    hits = index.query(embedder.embed_query(prose("Four2")), lexical.query_vector("Four2"), 3)
-    assert hits[0].chunk.source_path == "02-b/02-four.md"
+    hits = ranked(index, embedder.embed_query(prose("Four2")), lexical.query_vector("Four2"), 3)
+    assert hits[0].source_path == "02-b/02-four.md"
 
 
 def test_a_new_base_url_updates_links_without_re_embedding(
@@ -202,10 +210,10 @@ def test_a_different_embedding_model_forces_a_clean_rebuild(
     assert all(len(v) == 64 for v in index.chunks_with_vectors()[1])
     assert collection_names(index.client) == [report.collection]
     query = prose("Three1")
-    hits = index.query(hashing.embed_query(query), lexical.query_vector(query), 3)
-    assert hits[0].chunk.source_path == "02-b/01-three.md" and hits[0].chunk.position == 1
-    dense_only = index.query(hashing.embed_query(query), None, 1)
-    assert dense_only[0].chunk.source_path == "02-b/01-three.md"
+    hits = ranked(index, hashing.embed_query(query), lexical.query_vector(query), 3)
+    assert hits[0].source_path == "02-b/01-three.md" and hits[0].position == 1
+    dense_only = ranked(index, hashing.embed_query(query), None, 1)
+    assert dense_only[0].source_path == "02-b/01-three.md"
 
     back = run(book, index, embedder)  # and back again: another full rebuild, 384 dimensions
     assert back.rebuild_reason and back.embedded == 6
@@ -295,8 +303,8 @@ def test_killed_ingest_leaves_the_served_index_whole(
         chunks, _ = index.chunks_with_vectors()
         assert len(chunks) == first.chunks
         assert {c.source_path for c in chunks} == {"01-one.md", "02-two.md"}
-        hits = index.query(embedder.embed_query(prose("Two1")), lexical.query_vector("Two1"), 1)
-        assert hits[0].chunk.source_path == "02-two.md"
+        hits = ranked(index, embedder.embed_query(prose("Two1")), lexical.query_vector("Two1"), 1)
+        assert hits[0].source_path == "02-two.md"
     finally:
         client.close()
 
@@ -453,8 +461,8 @@ def test_real_book_ingests_with_full_metadata(tmp_path: Path, embedder: LocalEmb
         assert {int(n) for n in re.findall(r"\*\*Question (\d+)", first_quiz)} == set(range(1, 16))
 
         question = "What is a ROS 2 node?"
-        hits = index.query(embedder.embed_query(question), lexical.query_vector(question), 5)
-        assert any("01-ros2-nervous-system" in h.chunk.source_path for h in hits)
+        hits = ranked(index, embedder.embed_query(question), lexical.query_vector(question), 5)
+        assert any("01-ros2-nervous-system" in h.source_path for h in hits)
     finally:
         client.close()
 
