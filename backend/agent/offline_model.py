@@ -49,8 +49,10 @@ class OfflineAnswerModel(Model):
 
     def __init__(self, question: Question):
         self.question = question
-        # The search queries of the question's parts, if it asks several things.
-        self.part_queries = list(part_queries(question.text, question.history).values())
+        # The question's parts, if it asks several things, and their search queries.
+        parts = part_queries(question.text, question.history)
+        self.part_topics = _own_terms(list(parts))
+        self.part_queries = list(parts.values())
 
     async def get_response(
         self,
@@ -194,14 +196,15 @@ class OfflineAnswerModel(Model):
             asked = frozenset(lexical.terms(self.question.text, compounds=False))
             near = _around_selection(context, selected, asked)[:1]
             windows = [{**w, "support": main["support"]} for w in near] + windows
-        chosen: list[dict[str, Any]] = []
+        main_windows: list[dict[str, Any]] = []
         if main["support"] >= ANSWERABLE:
             floor = max(ANSWERABLE, main["support"] * NEAR_BEST)
-            room = max(1, MAX_SENTENCE_WINDOWS - len(parts))  # the parts need room too
             for window in windows:
-                fits = len(chosen) < room and window["support"] >= floor
-                if fits and not any(_overlapping(window, c) for c in chosen):
-                    chosen.append(window)
+                if window["support"] >= floor and not any(_overlapping(window, c) for c in main_windows):
+                    main_windows.append(window)
+        # A window that speaks to every part of the question (how X and Y connect) leads; each
+        # part then gets its own best window; what room is left goes to the question's best.
+        chosen = [w for w in main_windows if parts and all(_mentions(w, t) for t in self.part_topics)][:1]
         for part in parts:
             floor = max(ANSWERABLE, part["support"] * NEAR_BEST)
             candidates = [
@@ -213,6 +216,10 @@ class OfflineAnswerModel(Model):
             candidates.sort(key=lambda w: w["lesson"] in cited)
             if part["support"] >= ANSWERABLE and candidates:
                 chosen.append(candidates[0])
+        room = max(len(chosen), MAX_SENTENCE_WINDOWS) if parts else MAX_SENTENCE_WINDOWS
+        for window in main_windows:
+            if len(chosen) < room and not any(_overlapping(window, c) for c in chosen):
+                chosen.append(window)
         if not chosen:
             return NOT_IN_BOOK_MARKER
         return " ".join(f"{w['text']} [{w['ref']}]" for w in chosen)
@@ -278,6 +285,18 @@ def _loosely(sentence: str) -> re.Pattern[str]:
 def _normal(text: str) -> str:
     """Text as a reader sees it on the page: no inline markup, single spaces, lower case."""
     return " ".join(re.sub(r"[`*_]", "", text).split()).lower()
+
+
+def _own_terms(parts: list[str]) -> list[frozenset[str]]:
+    """The words each part of a question has to itself (its topic, not the shared wording)."""
+    words = [frozenset(lexical.terms(part, compounds=False)) for part in parts]
+    own = [w.difference(*(other for other in words if other is not w)) for w in words]
+    return [terms for terms in own if terms]
+
+
+def _mentions(window: dict[str, Any], topic: frozenset[str]) -> bool:
+    """Whether the window uses most of the topic's words."""
+    return 2 * len(topic & frozenset(lexical.terms(window["text"], compounds=False))) > len(topic)
 
 
 def _overlapping(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -16,16 +16,20 @@ _QUESTION_WORD = (
 # Where one question ends and another begins: "…, and what …", "…, and in X, how …", "…; …",
 # "…? How …". A leading "In X, what …" is context for the question, not a question of its own.
 _CLAUSES = re.compile(
-    rf"\s*(?:[;?]\s*(?:and\s+|but\s+)?|,?\s+(?:and|but)\s+(?=(?:[^,?]*,\s*)?{_QUESTION_WORD}\b))",
+    rf"\s*(?:[;?]\s*(?:and\s+|but\s+)?|\.\s+(?={_QUESTION_WORD}\b)|"
+    rf",?\s+(?:and|but)\s+(?=(?:[^,?]*,\s*)?(?:(?:at|in|on|for|with|by|from|to)\s+)?{_QUESTION_WORD}\b))",
     re.IGNORECASE,
 )
 # How two topics relate is the question, not a topic: dropped from each topic's own search.
 _RELATION = re.compile(
     r"\b(?:how (?:do|does|are|is) (?:they|these|those|the two)\b.*|work(?:s|ing)? together|"
-    r"interact\w*|relat\w*|connect\w*|combin\w*|differ\w*|compar\w*)", re.IGNORECASE
+    r"interact\w*|relat\w*|connect\w*|combin\w*|(?:differ|compar)\w*(?:\s+(?:between|of))?|"
+    r"rather than|instead of)",
+    re.IGNORECASE,
 )
 _TOPICS = re.compile(
-    r",?\s+\b(?:and|vs\.?|versus|compared (?:to|with)|relate[sd]? to|together with|with)\b\s+",
+    r",?\s+\b(?:and|vs\.?|versus|compared (?:to|with)|relate[sd]? to|together with|with|rather than|"
+    r"instead of)\b\s+",
     re.IGNORECASE,
 )
 _REFERS_BACK = re.compile(
@@ -75,13 +79,16 @@ def standalone_query(question: str, history: list[Turn]) -> str:
 def question_parts(question: str) -> list[str]:
     """What a question asks, one part each, when it asks several things: the topics it relates
     ("How do X and Y work together?") or its clauses ("What is X, and how does it Y?"); [] when
-    it asks one thing. Parts too short to search on their own are left to the whole question."""
-    if _RELATION.search(question):
-        parts = [_RELATION.sub(" ", p) for p in _TOPICS.split(question)]
-    else:
-        parts = _CLAUSES.split(question)
-    parts = [p.strip(" ?.,;") for p in parts if p]
-    parts = [p for p in parts if len(set(lexical.terms(p, compounds=False))) >= 2]
+    it asks one thing. A clause needs two words of its own to be searched alone (a topic, one:
+    "LiDAR"); shorter ones are left to the whole question."""
+    relates = bool(_RELATION.search(question))  # "…, and how do they connect?" relates earlier topics
+    parts: list[str] = []
+    for clause in filter(None, _CLAUSES.split(question)):
+        if relates:
+            topics = [" ".join(_RELATION.sub(" ", t).split()).strip(" ?.,;") for t in _TOPICS.split(clause)]
+            parts += [t for t in topics if lexical.terms(t, compounds=False)]
+        elif len(set(lexical.terms(clause, compounds=False))) >= 2:
+            parts.append(clause.strip(" ?.,;"))
     return parts[:MAX_PARTS] if len(parts) > 1 else []
 
 

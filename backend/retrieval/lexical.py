@@ -12,7 +12,7 @@ import snowballstemmer
 from qdrant_client import models
 
 # Bump when `terms` changes: stored sparse vectors are then rebuilt on the next ingest.
-ANALYZER = "snowball-en/greek-names/letter-digit/chat-fillers"
+ANALYZER = "snowball-en/greek-names/letter-digit/chat-fillers/acronym-words"
 K1 = 1.2
 B = 0.75
 _WORD = re.compile(r"[a-z0-9]+(?:[._'’-][a-z0-9]+)*")
@@ -38,15 +38,18 @@ STOPWORDS = frozenset(
     thank ok okay im ive id whats hows whys wheres dont doesnt didnt cant wont isnt arent
     i'm i've i'd i'll you're we're they're let's lets what's that's there's here's how's
     who's where's don't doesn't didn't can't won't isn't aren't get gets got getting go goes
-    going need needs want wants""".split()
+    going need needs want wants acronym acronyms abbreviation abbreviations abbreviated""".split()
 )
+# "What does IMU stand for?": the phrase asks for an expansion; "stand" is not its topic.
+_STANDS_FOR = re.compile(r"\bstand(?:s|ing)? for\b")
 
 
 def terms(text: str, compounds: bool = True) -> list[str]:
     """Lower-cased, stemmed content words. Compound tokens (rqt_graph, 5-10, ros2) are kept
     whole (unless `compounds` is False) and also split, so both spellings match."""
     out: list[str] = []
-    for word in _WORD.findall(text.lower().translate(_GREEK).replace("_", ".")):
+    text = _STANDS_FOR.sub(" ", text.lower().translate(_GREEK).replace("_", "."))
+    for word in _WORD.findall(text):
         parts = _COMPOUND.split(word)
         for part in [word, *parts] if len(parts) > 1 and compounds else parts:
             if part and part not in STOPWORDS:

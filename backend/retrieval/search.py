@@ -34,7 +34,8 @@ RRF_K = 60
 KIND_PRIOR = {"lesson": 1.0, "index": 0.9, "quiz": 0.85, "summary": 0.8}
 DUPLICATE_OVERLAP = 0.7
 HEADING_WEIGHT = 0.2  # a section whose heading the question names ranks higher (as in BM25F)
-EVIDENCE_PASSAGES = 6  # passages whose sentences are weighed as evidence
+SECTION_HITS = 3  # best passages read with the rest of their section
+EVIDENCE_PASSAGES = 9  # passages whose sentences are weighed as evidence
 EVIDENCE_WINDOWS = 6  # best windows kept as evidence (and offered as key sentences)
 # A window is read in its passage: words of the question that its section heading, the rest
 # of the passage or its code examples use count for a quarter.
@@ -180,6 +181,7 @@ class Retriever:
             fused[cid] *= KIND_PRIOR[chunk.kind] * boost
         ranked = sorted(fused, key=fused.__getitem__, reverse=True)
         hits = self._drop_near_duplicates(corpus, ranked, chunks, fused, k)
+        hits = _with_section_neighbours(corpus, hits)
         return SearchResult(hits, self._evidence(corpus, query, query_vector, hits))
 
     def _filter(
@@ -230,7 +232,24 @@ class Retriever:
         kind = {hit.chunk.id: hit.chunk.kind for hit in hits}
         # A lesson says it in full; a summary or overview restates it: quote the lesson.
         windows.sort(key=lambda w: w.answer_fit(query) * KIND_PRIOR[kind[w.chunk_id]], reverse=True)
-        return Evidence(support=max(w.support for w in windows), windows=_distinct(windows))
+        return Evidence(support=max(w.evidence(query) for w in windows), windows=_distinct(windows))
+
+
+def _with_section_neighbours(corpus: BookCorpus, hits: list[ScoredChunk]) -> list[ScoredChunk]:
+    """The best passages, each followed by the rest of its section when the section was cut
+    into several chunks: a section's definition often sits in a chunk that shares few words
+    with the question, next to the one that matched."""
+    seen = {hit.chunk.id for hit in hits}
+    expanded: list[ScoredChunk] = []
+    for rank, hit in enumerate(hits):
+        expanded.append(hit)
+        if rank >= SECTION_HITS:
+            continue
+        for chunk in corpus.neighbours(hit.chunk):
+            if chunk.id not in seen and chunk.section == hit.chunk.section:
+                seen.add(chunk.id)
+                expanded.append(ScoredChunk(chunk, hit.score * 0.99))
+    return expanded
 
 
 def _distinct(windows: list[Window]) -> list[Window]:

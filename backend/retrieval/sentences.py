@@ -21,6 +21,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(*`])")
 _MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|^>\s*")
 WINDOW = 2  # a claim and its explanation often span two sentences
 ANSWER_TYPE_BONUS = 0.15
+AMOUNT_MISSING = 0.05
 CODE_LINE_CHARS = 160  # longer code lines are logic, not a value worth quoting
 # A code line worth quoting sets a value (`robot_radius: 0.4`, `queue_size=10`, `effort="30"`);
 # definitions, imports, control flow and bare comments are not answers.
@@ -35,9 +36,21 @@ _ASKS_QUANTITY = re.compile(
     r"percentage|temperature)\b",
     re.IGNORECASE,
 )
+_AMOUNT = re.compile(
+    r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
+    r"fifty|hundred|thousand|million|billion|dozen|half|once|twice|double|triple)\b",
+    re.IGNORECASE,
+)
 # "What is X?" is answered by a sentence that says what X is.
 _ASKS_DEFINITION = re.compile(r"^\s*(what|who) (is|are) (an? |the )?(?!.*\bof\b)[\w\s'-]{1,40}\??\s*$", re.IGNORECASE)
 _DEFINES = re.compile(r"\b(is|are) (a|an|the)\b|\brefers? to\b|\bmeans\b", re.IGNORECASE)
+# "What does IMU stand for?" is answered by the words whose initials spell it.
+_ASKS_EXPANSION = re.compile(
+    r"\b(stands?|standing) for\b|\bacronym|\babbreviat|\bshort for\b|\bfull (form|name)\b|"
+    r"^\s*what (does|is) (the )?[A-Z][A-Za-z0-9]*[A-Z]\w* (mean|acronym|abbreviation)\b",
+    re.IGNORECASE,
+)
+_ACRONYM = re.compile(r"\b[A-Za-z]?[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b")
 
 
 @dataclass
@@ -80,15 +93,42 @@ class Window:
     def support(self) -> float:
         return (self.lexical + self.semantic) / 2
 
+    @property
+    def gives_amount(self) -> bool:
+        return _AMOUNT.search(self.text) is not None
+
+    def evidence(self, question: str) -> float:
+        """Support as evidence that the book answers the question: a window without any number
+        is weaker evidence for a question that asks for an amount."""
+        if _ASKS_QUANTITY.search(question) and not self.gives_amount:
+            return self.support - AMOUNT_MISSING
+        return self.support
+
     def answer_fit(self, question: str) -> float:
         """Support, plus a bonus when the window has the kind of statement the question asks
         for (a number for "how many", a definition for "what is"); used to pick sentences."""
         fit = self.support
-        if _ASKS_QUANTITY.search(question) and any(ch.isdigit() for ch in self.text):
+        if _ASKS_QUANTITY.search(question) and self.gives_amount:
             fit += ANSWER_TYPE_BONUS
         if _ASKS_DEFINITION.search(question) and _DEFINES.search(self.text):
             fit += ANSWER_TYPE_BONUS
+        if _ASKS_EXPANSION.search(question) and any(
+            _spelled_out(acronym, self.text) for acronym in _ACRONYM.findall(question)
+        ):
+            fit += ANSWER_TYPE_BONUS
         return fit
+
+
+def _spelled_out(acronym: str, text: str) -> bool:
+    """Whether the text writes the acronym out: "Inertial Measurement Unit" for IMU, "Simultaneous
+    Localization and Mapping" for SLAM (its capitals give the initials: "GEMs" → G, E, M)."""
+    initials = [c for c in acronym if c.isupper()]
+    if len(initials) < 2:
+        return False
+    # A short lowercase word may give a letter ("and" in SLAM) or be skipped ("of" in ZMP).
+    letters = [rf"{c}[a-z]+" for c in initials[:1]] + [rf"(?:{c}[a-z]+|{c.lower()}[a-z]{{1,2}})" for c in initials[1:]]
+    words = r"[\s-]+(?:(?:of|and|for|the|to|in|on)\s+)?".join(letters)
+    return re.search(rf"\b{words}\b", text) is not None
 
 
 def split_sentences(chunk_id: str, markdown: str) -> list[Sentence]:
@@ -99,7 +139,7 @@ def split_sentences(chunk_id: str, markdown: str) -> list[Sentence]:
 
     def add(text: str, code: bool = False) -> None:
         terms = frozenset(lexical.terms(text, compounds=False))
-        if len(text) > 3 and terms:
+        if len(text) > 3 and terms and not text.endswith("?"):  # a question answers nothing
             sentences.append(Sentence(chunk_id, len(sentences), text, terms, code))
 
     position = 0
@@ -130,7 +170,7 @@ def _prose(markdown: str) -> list[str]:
                     pieces.append("; ".join(p for p in pairs if p.strip(": ")))
             continue
         for number, line in enumerate(lines):
-            if _HEADING.match(line) or _CHOICE.match(line):
+            if _HEADING.match(line) or _CHOICE.match(_BULLET.sub("", line)):
                 continue
             if number == 0 or _BULLET.match(line) or line.lstrip().startswith(">"):
                 pieces.append(_BULLET.sub("", line))
@@ -158,8 +198,10 @@ def rank_windows(
         members = [
             s for s in sentences[i : i + WINDOW] if (s.chunk_id, s.code) == (first.chunk_id, first.code)
         ]
-        if len(members) > 1 and members[-1].leads_in:
+        if members[-1].leads_in:
             members.pop()
+        if not members:  # a lone lead-in says nothing without what follows it
+            continue
         present = frozenset().union(*(s.terms for s in members))
         windows.append(Window(first.chunk_id, members, lexical.weighted_share(unique, present, idf)))
     windows.sort(key=lambda w: w.lexical, reverse=True)

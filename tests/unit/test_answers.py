@@ -216,3 +216,18 @@ async def test_a_value_given_only_in_a_configuration_example_is_quoted(motors: L
     assert answer.status == "found"
     assert "`command_rate_hz: 50.0  # position commands per second`" in answer.text
     assert answer.citations[0].source_path.endswith("01-servos.md")
+
+
+async def test_an_acronym_question_is_answered_with_its_expansion(real_library: Library) -> None:
+    answer, _ = await ask(real_library.engine(), "What does IMU stand for?")
+    assert answer.status == "found"
+    assert "Inertial Measurement Unit" in answer.text
+    assert answer.citations[0].source_path.endswith("03-imu-proprioception.md")
+
+
+async def test_a_definition_in_another_chunk_of_the_matching_section_is_found(real_library: Library) -> None:
+    # The section "What Are Nodes?" is cut into chunks; its definition is in the one that
+    # matches the question less well than its continuation.
+    answer, _ = await ask(real_library.engine(), "What is a ROS 2 node?")
+    assert "a node is an independent process" in answer.text
+    assert answer.citations[0].source_path.endswith("02-nodes-topics-services.md")

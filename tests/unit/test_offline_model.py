@@ -87,6 +87,24 @@ def test_each_part_is_answered_preferring_a_lesson_not_yet_cited() -> None:
     assert answer == "LiDAR builds maps of rooms. [S1] IMU drift grows with time. [S3]"
 
 
+def test_a_window_on_every_part_leads_and_one_on_a_single_part_waits_for_the_parts() -> None:
+    question = "How do LiDAR maps and IMU drift relate?"
+    model = OfflineAnswerModel(Question(text=question))
+    lidar = search("How do LiDAR maps", STRONG, ("S1", "LiDAR", "LiDAR builds maps of rooms.", STRONG))
+    imu = search("IMU drift", STRONG, ("S3", "IMU", "IMU drift grows with time.", STRONG))
+    only_imu = ("S4", "IMU", "An IMU drifts slowly, so its drift is corrected.", STRONG)
+    both = ("S5", "Fusion", "LiDAR maps correct IMU drift.", STRONG * 0.9)
+    answer = model.compose([search(question, STRONG, only_imu, both), lidar, imu])
+    assert answer == (
+        "LiDAR maps correct IMU drift. [S5] LiDAR builds maps of rooms. [S1] IMU drift grows with time. [S3]"
+    )
+    answer = model.compose([search(question, STRONG, only_imu), lidar, imu])
+    assert answer == (
+        "LiDAR builds maps of rooms. [S1] IMU drift grows with time. [S3] "
+        "An IMU drifts slowly, so its drift is corrected. [S4]"
+    )
+
+
 def test_a_selection_is_never_quoted_back_and_its_neighbourhood_answers_first() -> None:
     selected = "Tools like rqt_graph show the graph in real time."
     model = OfflineAnswerModel(Question(text="Why does that help when something breaks?", selected_text=selected))

@@ -26,6 +26,15 @@ from backend.retrieval import lexical
          ["How does the planner pick a path", "in the URDF, what defines a joint's origin"]),
         ("How do URDF descriptions and Isaac Sim work together?", ["How do URDF descriptions", "Isaac Sim"]),
         ("How does sensor fusion relate to visual SLAM?", ["How does sensor fusion", "visual SLAM"]),
+        # A topic of one word is enough to search; the relation words are not a topic.
+        ("What are the differences between LiDAR and depth cameras?", ["What are the LiDAR", "depth cameras"]),
+        ("Why call an action server rather than a plain service?", ["Why call an action server", "a plain service"]),
+        # "…, and how do they connect?" relates the topics of the clause before it.
+        ("Which lessons cover LLM planning and safety checks, and how do they connect?",
+         ["Which lessons cover LLM planning", "safety checks"]),
+        # A statement, then its question; "and at what rate …" starts a question too.
+        ("The driver remaps imu to /imu/data. What message type is sent and at what rate does it arrive?",
+         ["The driver remaps imu to /imu/data", "What message type is sent", "at what rate does it arrive"]),
     ],
 )
 def test_questions_that_ask_several_things_are_split(question: str, parts: list[str]) -> None:

@@ -1,8 +1,10 @@
 """Sentences of a passage, the windows quoted from them, and how overlapping windows are kept apart."""
 
+import pytest
+
 from backend.retrieval import lexical
 from backend.retrieval.search import EVIDENCE_WINDOWS, _distinct
-from backend.retrieval.sentences import rank_windows, split_sentences
+from backend.retrieval.sentences import Window, rank_windows, split_sentences
 
 PASSAGE = """The costmap is widened for walking robots.
 
@@ -61,18 +63,37 @@ def test_chat_fillers_are_not_search_terms() -> None:
         lexical.terms("point of QoS")
 
 
-def test_the_choices_of_a_quiz_question_are_never_quoted() -> None:
+def test_questions_and_quiz_choices_are_never_quoted() -> None:
     quiz = """What is the primary role of ROS2?
 
 A) Operating system that replaces Linux
-B) Middleware that enables distributed communication
+- B) Middleware that enables distributed communication
 (c) A programming language
 
-**Explanation**: ROS2 is middleware."""
+**Explanation**: ROS2 is middleware. Why does it matter? It decouples nodes."""
     assert [s.text for s in split_sentences("q", quiz)] == [
-        "What is the primary role of ROS2?",
-        "Explanation: ROS2 is middleware.",
+        "Explanation: ROS2 is middleware.", "It decouples nodes."
     ]
+
+
+def test_a_lone_lead_in_is_not_a_window() -> None:
+    text = "Here is a minimal URDF for an arm:\n\n```xml\n<cylinder length=\"0.3\" radius=\"0.05\"/>\n```"
+    windows = rank_windows(lexical.terms("URDF arm cylinder"), split_sentences("u", text), lambda _: 1.0, 5)
+    assert [w.text for w in windows] == ['`<cylinder length="0.3" radius="0.05"/>`']
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "fits"),
+    [
+        ("What does IMU stand for?", "An IMU (Inertial Measurement Unit) measures motion.", True),
+        ("What does SLAM stand for?", "SLAM (Simultaneous Localization and Mapping) builds maps.", True),
+        ("What is the CLIP acronym?", "CLIP (Contrastive Language-Image Pretraining) links words.", True),
+        ("What does IMU stand for?", "The IMU measures motion in a humanoid's torso.", False),
+    ],
+)
+def test_a_question_about_an_acronym_prefers_its_expansion(question: str, text: str, fits: bool) -> None:
+    window = Window("c", split_sentences("c", text), lexical=0.5)
+    assert (window.answer_fit(question) > window.support) is fits
 
 
 def test_a_paragraph_after_a_list_is_a_sentence_of_its_own() -> None:
