@@ -35,7 +35,7 @@ KIND_PRIOR = {"lesson": 1.0, "index": 0.9, "quiz": 0.85, "summary": 0.8}
 DUPLICATE_OVERLAP = 0.7
 HEADING_WEIGHT = 0.2  # a section whose heading the question names ranks higher (as in BM25F)
 SECTION_HITS = 3  # best passages read with the rest of their section
-EVIDENCE_PASSAGES = 9  # passages whose sentences are weighed as evidence
+EVIDENCE_PASSAGES = 11  # passages whose sentences are weighed as evidence
 EVIDENCE_WINDOWS = 6  # best windows kept as evidence (and offered as key sentences)
 # A window is read in its passage: words of the question that its section heading, the rest
 # of the passage or its code examples use count for a quarter.
@@ -181,6 +181,12 @@ class Retriever:
             fused[cid] *= KIND_PRIOR[chunk.kind] * boost
         ranked = sorted(fused, key=fused.__getitem__, reverse=True)
         hits = self._drop_near_duplicates(corpus, ranked, chunks, fused, k)
+        # Rank fusion can bury a passage that one retriever alone ranks first (an exact term
+        # the embedding misses): each retriever's best full-lesson passage is read too.
+        for ranked_ids in ranked_lists:
+            leader = next((cid for cid, _ in ranked_ids if cid in chunks and chunks[cid].kind == "lesson"), None)
+            if leader and all(h.chunk.id != leader for h in hits):
+                hits.append(ScoredChunk(chunks[leader], fused[leader]))
         hits = _with_section_neighbours(corpus, hits)
         return SearchResult(hits, self._evidence(corpus, query, query_vector, hits))
 

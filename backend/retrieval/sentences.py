@@ -6,8 +6,9 @@ pick the sentences of the offline model's extractive answer.
 """
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from backend.retrieval import lexical
 
@@ -131,7 +132,8 @@ def _spelled_out(acronym: str, text: str) -> bool:
     return re.search(rf"\b{words}\b", text) is not None
 
 
-def split_sentences(chunk_id: str, markdown: str) -> list[Sentence]:
+@lru_cache(maxsize=4096)  # every search splits its best passages again; the result is read-only
+def split_sentences(chunk_id: str, markdown: str) -> tuple[Sentence, ...]:
     """Prose sentences, list items, table rows and code lines of a passage, in page order;
     headings are left out. A value a book gives only in an example (`robot_radius: 0.4`) is
     still something a reader may ask about."""
@@ -152,7 +154,7 @@ def split_sentences(chunk_id: str, markdown: str) -> list[Sentence]:
         position = fence.end()
     for text in _prose(markdown[position:]):
         add(text)
-    return sentences
+    return tuple(sentences)
 
 
 def _prose(markdown: str) -> list[str]:
@@ -187,7 +189,7 @@ def sentence_texts(text: str) -> list[str]:
 
 
 def rank_windows(
-    query_terms: list[str], sentences: list[Sentence], idf: Callable[[str], float], limit: int
+    query_terms: list[str], sentences: Sequence[Sentence], idf: Callable[[str], float], limit: int
 ) -> list[Window]:
     """The `limit` windows that contain most of the query's (IDF-weighted) terms."""
     unique = frozenset(query_terms)
