@@ -34,7 +34,7 @@ _VALUE_LINE = re.compile(
 _ASKS_QUANTITY = re.compile(
     r"\bhow (many|much|fast|often|long|far|big|large|small|accurate|high|heavy|quickly)\b|"
     r"\b(frequency|rate|speed|range|size|accuracy|resolution|latency|distance|weight|duration|"
-    r"percentage|temperature)\b",
+    r"percentage|temperature|version|price|cost|year)\b",
     re.IGNORECASE,
 )
 _AMOUNT = re.compile(

@@ -107,3 +107,12 @@ def test_a_window_does_not_end_on_a_lead_in() -> None:
     text = "Units are fixed in URDF. Coordinate frame conventions:\n\n- X: forward"
     windows = rank_windows(lexical.terms("units fixed"), split_sentences("u", text), lambda _: 1.0, 5)
     assert windows[0].text == "Units are fixed in URDF."
+
+
+def test_a_window_without_a_number_is_weaker_evidence_for_a_question_that_asks_for_one() -> None:
+    words = Window("c", split_sentences("c", "Audio is resampled to a common rate first."), lexical=0.5)
+    figure = Window("c", split_sentences("c", "Audio is resampled to 16 kHz, about sixteen thousand samples."), lexical=0.5)
+    for question in ("What sample rate does Whisper expect?", "Which Isaac Sim version is used?"):
+        assert words.evidence(question) < words.support
+        assert figure.evidence(question) == figure.support
+    assert words.evidence("Why is audio resampled?") == words.support
