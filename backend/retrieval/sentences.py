@@ -198,7 +198,8 @@ def rank_windows(
     windows: list[Window] = []
     for i, first in enumerate(sentences):
         members = [
-            s for s in sentences[i : i + WINDOW] if (s.chunk_id, s.code) == (first.chunk_id, first.code)
+            s for s in sentences[i : i + WINDOW]
+            if (s.chunk_id, s.code) == (first.chunk_id, first.code) and (s is first or s.text != first.text)
         ]
         if members[-1].leads_in:
             members.pop()
@@ -206,7 +207,10 @@ def rank_windows(
             continue
         present = frozenset().union(*(s.terms for s in members))
         windows.append(Window(first.chunk_id, members, lexical.weighted_share(unique, present, idf)))
-    windows.sort(key=lambda w: w.lexical, reverse=True)
+    # Of two windows with the same words, the one that opens with them goes on to explain.
+    windows.sort(
+        key=lambda w: (w.lexical, lexical.weighted_share(unique, w.sentences[0].terms, idf)), reverse=True
+    )
     return windows[:limit]
 
 
