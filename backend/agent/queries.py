@@ -16,10 +16,12 @@ _QUESTION_WORD = (
 # Where one question ends and another begins: "…, and what …", "…, and in X, how …", "…; …",
 # "…? How …". A leading "In X, what …" is context for the question, not a question of its own.
 _CLAUSES = re.compile(
-    rf"\s*(?:[;?]\s*(?:and\s+|but\s+)?|\.\s+(?={_QUESTION_WORD}\b)|"
+    rf"\s*(?:[;?]\s*(?:and\s+|but\s+)?|"
     rf",?\s+(?:and|but)\s+(?=(?:[^,?]*,\s*)?(?:(?:at|in|on|for|with|by|from|to)\s+)?{_QUESTION_WORD}\b))",
     re.IGNORECASE,
 )
+# "The driver remaps imu. What type is sent?": statements that set the scene for the question.
+_STATEMENT_END = re.compile(rf"(?<=\.)\s+(?={_QUESTION_WORD}\b)", re.IGNORECASE)
 # How two topics relate is the question, not a topic: dropped from each topic's own search.
 _RELATION = re.compile(
     r"\b(?:how (?:do|does|are|is) (?:they|these|those|the two)\b.*|work(?:s|ing)? together|"
@@ -81,9 +83,10 @@ def question_parts(question: str) -> list[str]:
     ("How do X and Y work together?") or its clauses ("What is X, and how does it Y?"); [] when
     it asks one thing. A clause needs two words of its own to be searched alone (a topic, one:
     "LiDAR"); shorter ones are left to the whole question."""
-    relates = bool(_RELATION.search(question))  # "…, and how do they connect?" relates earlier topics
-    parts: list[str] = []
-    for clause in filter(None, _CLAUSES.split(question)):
+    *statements, asked = _STATEMENT_END.split(question)
+    parts = [s.strip(" .") for s in statements if len(set(lexical.terms(s, compounds=False))) >= 2]
+    relates = bool(_RELATION.search(asked))  # "…, and how do they connect?" relates earlier topics
+    for clause in filter(None, _CLAUSES.split(asked)):
         if relates:
             topics = [" ".join(_RELATION.sub(" ", t).split()).strip(" ?.,;") for t in _TOPICS.split(clause)]
             parts += [t for t in topics if lexical.terms(t, compounds=False)]

@@ -48,6 +48,8 @@ def test_questions_that_ask_several_things_are_split(question: str, parts: list[
         "How often does the local costmap update and publish?",  # one question, two verbs
         "What is the difference between it and that?",  # the topics are too short to search
         "Stop and go?",
+        # A statement is context: its words ("never connect") relate no topics.
+        "My publisher and subscriber share a topic name but never connect. What could cause that?",
     ],
 )
 def test_questions_that_ask_one_thing_are_not_split(question: str) -> None:
