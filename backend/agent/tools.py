@@ -56,7 +56,7 @@ async def search_book_content(
             "ref": state.register(by_id[w.chunk_id]),
             "lesson": by_id[w.chunk_id].chunk.lesson,
             "text": w.text,
-            "support": round(w.answer_fit(query), 3),
+            "support": round(w.answer_fit(query), 3),  # its evidence, plus fit to what is asked
         }
         for w in result.evidence.windows[:KEY_SENTENCES]
         if w.chunk_id in by_id

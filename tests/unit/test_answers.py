@@ -182,11 +182,26 @@ async def test_a_selection_question_is_answered_next_to_it_without_repeating_it(
     assert answer.citations[0].source_path.endswith("01-ros2-fundamentals.md")
 
 
-async def test_spelled_out_symbols_find_the_books_notation(real_library: Library) -> None:
-    answer, _ = await ask(real_library.engine(), "What alpha value does a complementary filter usually use?")
+@pytest.mark.parametrize(
+    ("question", "quoted", "lesson_file"),
+    [
+        # A spelled-out symbol finds the book's notation.
+        ("What alpha value does a complementary filter usually use?", "α ≈ 0.98", "04-sensor-fusion.md"),
+        # An acronym question is answered with the words that spell it out.
+        ("What does IMU stand for?", "Inertial Measurement Unit", "03-imu-proprioception.md"),
+        # The section "What Are Nodes?" is cut into chunks; its definition is in the one that
+        # matches the question less well than its continuation.
+        ("What is a ROS 2 node?", "a node is an independent process", "02-nodes-topics-services.md"),
+    ],
+    ids=["symbol", "acronym", "definition-in-section"],
+)
+async def test_the_sentence_that_answers_is_quoted_from_its_lesson(
+    real_library: Library, question: str, quoted: str, lesson_file: str
+) -> None:
+    answer, _ = await ask(real_library.engine(), question)
     assert answer.status == "found"
-    assert "α ≈ 0.98" in answer.text
-    assert answer.citations[0].source_path.endswith("04-sensor-fusion.md")
+    assert quoted in answer.text
+    assert answer.citations[0].source_path.endswith(lesson_file)
 
 
 async def test_instructions_inside_book_text_are_data(motors: Library) -> None:
@@ -217,17 +232,3 @@ async def test_a_value_given_only_in_a_configuration_example_is_quoted(motors: L
     assert "`command_rate_hz: 50.0  # position commands per second`" in answer.text
     assert answer.citations[0].source_path.endswith("01-servos.md")
 
-
-async def test_an_acronym_question_is_answered_with_its_expansion(real_library: Library) -> None:
-    answer, _ = await ask(real_library.engine(), "What does IMU stand for?")
-    assert answer.status == "found"
-    assert "Inertial Measurement Unit" in answer.text
-    assert answer.citations[0].source_path.endswith("03-imu-proprioception.md")
-
-
-async def test_a_definition_in_another_chunk_of_the_matching_section_is_found(real_library: Library) -> None:
-    # The section "What Are Nodes?" is cut into chunks; its definition is in the one that
-    # matches the question less well than its continuation.
-    answer, _ = await ask(real_library.engine(), "What is a ROS 2 node?")
-    assert "a node is an independent process" in answer.text
-    assert answer.citations[0].source_path.endswith("02-nodes-topics-services.md")
