@@ -200,11 +200,13 @@ class OfflineAnswerModel(Model):
         if main["support"] >= ANSWERABLE:
             floor = max(ANSWERABLE, main["support"] * NEAR_BEST)
             for window in windows:
-                if window["support"] >= floor and not any(_overlapping(window, c) for c in main_windows):
+                new = not any(_overlapping(window, c) for c in main_windows)
+                if window["support"] >= floor and new:
                     main_windows.append(window)
         # A window that speaks to every part of the question (how X and Y connect) leads; each
         # part then gets its own best window; what room is left goes to the question's best.
-        chosen = [w for w in main_windows if parts and all(_mentions(w, t) for t in self.part_topics)][:1]
+        every_part = [w for w in main_windows if parts and all(_mentions(w, t) for t in self.part_topics)]
+        chosen = every_part[:1]
         for part in parts:
             floor = max(ANSWERABLE, part["support"] * NEAR_BEST)
             candidates = [

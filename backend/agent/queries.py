@@ -17,7 +17,8 @@ _QUESTION_WORD = (
 # "…? How …". A leading "In X, what …" is context for the question, not a question of its own.
 _CLAUSES = re.compile(
     rf"\s*(?:[;?]\s*(?:and\s+|but\s+)?|"
-    rf",?\s+(?:and|but)\s+(?=(?:[^,?]*,\s*)?(?:(?:at|in|on|for|with|by|from|to)\s+)?{_QUESTION_WORD}\b))",
+    rf",?\s+(?:and|but)\s+"
+    rf"(?=(?:[^,?]*,\s*)?(?:(?:at|in|on|for|with|by|from|to)\s+)?{_QUESTION_WORD}\b))",
     re.IGNORECASE,
 )
 # "The driver remaps imu. What type is sent?": statements that set the scene for the question.
@@ -30,8 +31,8 @@ _RELATION = re.compile(
     re.IGNORECASE,
 )
 _TOPICS = re.compile(
-    r",?\s+\b(?:and|vs\.?|versus|compared (?:to|with)|relate[sd]? to|together with|with|rather than|"
-    r"instead of)\b\s+",
+    r",?\s+\b(?:and|vs\.?|versus|compared (?:to|with)|relate[sd]? to|together with|with|"
+    r"rather than|instead of)\b\s+",
     re.IGNORECASE,
 )
 _REFERS_BACK = re.compile(
@@ -88,7 +89,8 @@ def question_parts(question: str) -> list[str]:
     relates = bool(_RELATION.search(asked))  # "…, and how do they connect?" relates earlier topics
     for clause in filter(None, _CLAUSES.split(asked)):
         if relates:
-            topics = [" ".join(_RELATION.sub(" ", t).split()).strip(" ?.,;") for t in _TOPICS.split(clause)]
+            topics = [" ".join(_RELATION.sub(" ", t).split()).strip(" ?.,;")
+                      for t in _TOPICS.split(clause)]
             parts += [t for t in topics if lexical.terms(t, compounds=False)]
         elif len(set(lexical.terms(clause, compounds=False))) >= 2:
             parts.append(clause.strip(" ?.,;"))

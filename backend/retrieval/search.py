@@ -184,7 +184,8 @@ class Retriever:
         # Rank fusion can bury a passage that one retriever alone ranks first (an exact term
         # the embedding misses): each retriever's best full-lesson passage is read too.
         for ranked_ids in ranked_lists:
-            leader = next((cid for cid, _ in ranked_ids if cid in chunks and chunks[cid].kind == "lesson"), None)
+            lessons = (cid for cid, _ in ranked_ids if cid in chunks and chunks[cid].kind == "lesson")
+            leader = next(lessons, None)
             if leader and all(h.chunk.id != leader for h in hits):
                 hits.append(ScoredChunk(chunks[leader], fused[leader]))
         hits = _with_section_neighbours(corpus, hits)
@@ -254,7 +255,7 @@ def _with_section_neighbours(corpus: BookCorpus, hits: list[ScoredChunk]) -> lis
         for chunk in corpus.neighbours(hit.chunk):
             if chunk.id not in seen and chunk.section == hit.chunk.section:
                 seen.add(chunk.id)
-                expanded.append(ScoredChunk(chunk, hit.score * 0.99))
+                expanded.append(ScoredChunk(chunk, hit.score * 0.99))  # just below the one it completes
     return expanded
 
 

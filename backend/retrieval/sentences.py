@@ -22,7 +22,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(*`])")
 _MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|^>\s*")
 WINDOW = 2  # a claim and its explanation often span two sentences
 ANSWER_TYPE_BONUS = 0.15
-AMOUNT_MISSING = 0.05
+AMOUNT_MISSING = 0.05  # less evidence for "how many" in a window without a number
 CODE_LINE_CHARS = 160  # longer code lines are logic, not a value worth quoting
 # A code line worth quoting sets a value (`robot_radius: 0.4`, `queue_size=10`, `effort="30"`);
 # definitions, imports, control flow and bare comments are not answers.
@@ -127,7 +127,7 @@ def _spelled_out(acronym: str, text: str) -> bool:
     if len(initials) < 2:
         return False
     # A short lowercase word may give a letter ("and" in SLAM) or be skipped ("of" in ZMP).
-    letters = [rf"{c}[a-z]+" for c in initials[:1]] + [rf"(?:{c}[a-z]+|{c.lower()}[a-z]{{1,2}})" for c in initials[1:]]
+    letters = [rf"{initials[0]}[a-z]+"] + [rf"(?:{c}[a-z]+|{c.lower()}[a-z]{{1,2}})" for c in initials[1:]]
     words = r"[\s-]+(?:(?:of|and|for|the|to|in|on)\s+)?".join(letters)
     return re.search(rf"\b{words}\b", text) is not None
 
