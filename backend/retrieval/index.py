@@ -203,23 +203,28 @@ class BookIndex:
             return []
         return [(str(p.id), p.score) for p in result.points]
 
-    def chunks_with_vectors(self) -> tuple[list[Chunk], list[list[float]]]:
-        """Every chunk of the served collection (in page order) with its dense vector."""
+    def chunks_with_vectors(
+        self,
+    ) -> tuple[list[Chunk], list[list[float]], list[models.SparseVector]]:
+        """Every chunk of the served collection (in page order) with its dense and BM25 vectors."""
         name = self._served()
-        rows: list[tuple[Chunk, list[float]]] = []
+        rows: list[tuple[Chunk, list[float], models.SparseVector]] = []
         offset = None
         while True:
             points, offset = self.client.scroll(
-                name, limit=512, offset=offset, with_payload=True, with_vectors=[DENSE]
+                name, limit=512, offset=offset, with_payload=True, with_vectors=[DENSE, SPARSE]
             )
             for point in points:
-                vector = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
-                if point.payload and isinstance(vector, list):
-                    rows.append((_chunk(point.payload), vector))
+                vectors = point.vector if isinstance(point.vector, dict) else {}
+                dense, sparse = vectors.get(DENSE), vectors.get(SPARSE)
+                if point.payload and isinstance(dense, list):
+                    empty = models.SparseVector(indices=[], values=[])
+                    sparse = sparse if isinstance(sparse, models.SparseVector) else empty
+                    rows.append((_chunk(point.payload), dense, sparse))
             if offset is None:
                 break
         rows.sort(key=lambda row: (row[0].source_path, row[0].position))
-        return [chunk for chunk, _ in rows], [vector for _, vector in rows]
+        return [row[0] for row in rows], [row[1] for row in rows], [row[2] for row in rows]
 
     def pages(self) -> list[Page]:
         points, _ = self.client.scroll(

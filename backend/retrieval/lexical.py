@@ -1,13 +1,15 @@
 """Lexical (BM25) sparse vectors; Qdrant applies the IDF half through its IDF modifier."""
 
+import math
 import re
 import threading
 import unicodedata
 import zlib
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
+import numpy as np
 import snowballstemmer
 from qdrant_client import models
 
@@ -94,3 +96,34 @@ def query_vector(text: str) -> models.SparseVector:
 def average_length(texts: Iterable[str]) -> float:
     lengths = [len(terms(t)) for t in texts]
     return sum(lengths) / len(lengths) if lengths else 1.0
+
+
+class Postings:
+    """A book's BM25 vectors as an inverted index in memory. A query scores what Qdrant's sparse
+    query with the IDF modifier scores (idf = ln(1 + (N − df + 0.5) / (df + 0.5)) over the whole
+    collection; tests/unit/test_lexical.py compares the two rankings on the real book), without
+    embedded Qdrant's per-point Python loop (about 28 ms a query on the real book) or a round
+    trip to a Qdrant server."""
+
+    def __init__(self, vectors: Sequence[models.SparseVector]):
+        rows: dict[int, list[int]] = {}
+        weights: dict[int, list[float]] = {}
+        for row, vector in enumerate(vectors):
+            for index, weight in zip(vector.indices, vector.values, strict=True):
+                rows.setdefault(index, []).append(row)
+                weights.setdefault(index, []).append(weight)
+        self.size = len(vectors)
+        self._postings = {index: (np.array(rows[index]), np.array(weights[index])) for index in rows}
+
+    def scores(self, query: models.SparseVector) -> tuple[np.ndarray, np.ndarray]:
+        """The BM25 score of every row, and which rows share a term with the query."""
+        scores = np.zeros(self.size)
+        matched = np.zeros(self.size, dtype=bool)
+        for index, value in zip(query.indices, query.values, strict=True):
+            if (posting := self._postings.get(index)) is None:
+                continue
+            rows, weights = posting
+            idf = math.log(1 + (self.size - len(rows) + 0.5) / (len(rows) + 0.5))
+            scores[rows] += value * idf * weights
+            matched[rows] = True
+        return scores, matched

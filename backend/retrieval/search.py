@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-from qdrant_client import models
 
 from backend.metrics import RETRIEVAL_LATENCY
 from backend.retrieval import lexical
@@ -62,7 +61,8 @@ class BookCorpus:
 
     def __init__(self, index: BookIndex):
         self.collection = index.current_collection() or ""
-        self.chunks, vectors = index.chunks_with_vectors()
+        self.chunks, vectors, sparse = index.chunks_with_vectors()
+        self.postings = lexical.Postings(sparse)
         self.vectors = np.asarray(vectors, dtype=np.float32)
         norms = np.linalg.norm(self.vectors, axis=1, keepdims=True)
         self.vectors /= np.where(norms == 0, 1, norms)
@@ -90,6 +90,15 @@ class BookCorpus:
         if heading is None:
             heading = self._heading_terms[chunk.heading] = frozenset(lexical.terms(chunk.heading, compounds=False))
         return lexical.weighted_share(heading, query_terms, self.idf)
+
+    def rank_lexical(self, query: str, limit: int, scope: dict[str, str]) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score) of the best `limit` chunks within `scope` (field → value)."""
+        scores, matched = self.postings.scores(lexical.query_vector(query))
+        for field_name, value in scope.items():
+            matched &= np.array([getattr(chunk, field_name) == value for chunk in self.chunks])
+        rows = np.flatnonzero(matched)
+        best = rows[np.argsort(-scores[rows], kind="stable")[:limit]]
+        return [(self.chunks[row].id, float(scores[row])) for row in best]
 
     def mean_similarity(self, query_vector: np.ndarray) -> float:
         return float((self.vectors @ query_vector).mean()) if len(self.vectors) else 0.0
@@ -159,14 +168,14 @@ class Retriever:
         self, query: str, k: int, module: str | None, lesson: str | None
     ) -> SearchResult:
         corpus = self.corpus
-        where = self._filter(corpus, module, lesson)
+        scope = self._scope(corpus, module, lesson)
         query_vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
         ranked_lists: list[list[tuple[str, float]]] = []
         if self.mode in ("hybrid", "dense"):
+            where = match(**scope) if scope else None
             ranked_lists.append(self.index.rank(query_vector.tolist(), None, CANDIDATES, where))
         if self.mode in ("hybrid", "lexical"):
-            sparse = lexical.query_vector(query)
-            ranked_lists.append(self.index.rank(None, sparse, CANDIDATES, where))
+            ranked_lists.append(corpus.rank_lexical(query, CANDIDATES, scope))
 
         fused: dict[str, float] = {}
         chunks: dict[str, Chunk] = {}
@@ -191,16 +200,14 @@ class Retriever:
         hits = _with_section_neighbours(corpus, hits)
         return SearchResult(hits, self._evidence(corpus, query, query_vector, hits))
 
-    def _filter(
-        self, corpus: BookCorpus, module: str | None, lesson: str | None
-    ) -> models.Filter | None:
-        conditions: list[models.Condition] = []
-        if module:
-            conditions.extend(match(module=module).must or [])
+    @staticmethod
+    def _scope(corpus: BookCorpus, module: str | None, lesson: str | None) -> dict[str, str]:
+        """The chunk fields a search is limited to (module title, lesson's source path)."""
+        scope = {"module": module} if module else {}
         if lesson:
             page = corpus.find_page(lesson)
-            conditions.extend(match(source_path=page.source_path if page else lesson).must or [])
-        return models.Filter(must=conditions) if conditions else None
+            scope["source_path"] = page.source_path if page else lesson
+        return scope
 
     @staticmethod
     def _drop_near_duplicates(
