@@ -70,13 +70,17 @@ def refers_back(question: str) -> bool:
 
 def standalone_query(question: str, history: list[Turn]) -> str:
     """The question plus the most recent earlier question, when the question leans on it
-    (a pronoun, or too few words of its own)."""
-    if not refers_back(question):
-        return question
+    (a pronoun, or too few words of its own); that one's own earlier question too, when it
+    leaned on it in turn ("Does the humanoid config use a special tree for it?")."""
+    context: list[str] = []
+    leans = refers_back(question)
     for turn in reversed(history[-2 * HISTORY_EXCHANGES :]):
+        if not leans:
+            break
         if turn.role == "user" and lexical.terms(turn.content):
-            return f"{question} ({turn.content.strip()})"
-    return question
+            context.insert(0, turn.content.strip())
+            leans = _REFERS_BACK.search(turn.content) is not None
+    return f"{question} ({' '.join(context)})" if context else question
 
 
 def question_parts(question: str) -> list[str]:

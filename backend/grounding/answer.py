@@ -45,6 +45,9 @@ def ground(stream: CitationStream, raw_text: str, state: RunState) -> Answer:
     )
     if assessment.status == "not_found":
         suggestions = suggest(state) if state.evidence.support >= RELATED else []
+        if unmentioned := state.evidence.unmentioned:
+            lead = messages.NEVER_MENTIONED_SUGGESTIONS if suggestions else messages.NEVER_MENTIONED
+            return not_found(lead.format(names=" or ".join(unmentioned)), suggestions)
         return not_found(messages.NOT_FOUND, suggestions, assessment.status)
     text = stream.text.strip()
     if assessment.status == "partial":

@@ -44,6 +44,10 @@ STOPWORDS = frozenset(
 )
 # "What does IMU stand for?": the phrase asks for an expansion; "stand" is not its topic.
 _STANDS_FOR = re.compile(r"\bstand(?:s|ing)? for\b")
+# Names a reader asks about: acronyms (MPPI, ROS2), CamelCase (PostgreSQL) and identifiers
+# (robot_localization). Unlike everyday words, they have no paraphrase.
+_NAME = re.compile(r"\b(?:[A-Za-z]*[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*|[a-z]+_[a-z0-9_]+)\b")
+_CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 def terms(text: str, compounds: bool = True) -> list[str]:
@@ -57,6 +61,13 @@ def terms(text: str, compounds: bool = True) -> list[str]:
             if part and part not in STOPWORDS:
                 out.append(stem(part))
     return out
+
+
+def names(text: str) -> dict[str, list[str]]:
+    """The names in a text, each with its terms (a CamelCase name split at its humps: IsaacSim
+    has the terms of "Isaac Sim"); names made of stop words only ("OK") are left out."""
+    found = {name: terms(_CAMEL_HUMP.sub(" ", name)) for name in _NAME.findall(text)}
+    return {name: name_terms for name, name_terms in found.items() if name_terms}
 
 
 def weighted_share(asked: Iterable[str], present: Iterable[str], idf: Callable[[str], float]) -> float:

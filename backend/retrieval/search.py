@@ -25,7 +25,7 @@ from backend.retrieval import lexical
 from backend.retrieval.embeddings import Embedder
 from backend.retrieval.index import BookIndex, ScoredChunk, match
 from backend.retrieval.models import Chunk, Page
-from backend.retrieval.sentences import Window, rank_windows, split_sentences
+from backend.retrieval.sentences import Window, rank_windows, spelled_out, split_sentences
 
 RetrievalMode = Literal["hybrid", "dense", "lexical"]
 CANDIDATES = 40
@@ -40,12 +40,17 @@ EVIDENCE_WINDOWS = 6  # best windows kept as evidence (and offered as key senten
 # of the passage or its code examples use count for a quarter.
 PASSAGE_CONTEXT = 0.25
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
+# A question about a name the book never uses ("What MPPI parameters …?") is not answered by the
+# book, however close its other words come: its support is at most this, too little to answer
+# and enough to suggest the lessons it found (grounding/answer.py RELATED).
+UNMENTIONED_SUPPORT = 0.2
 
 
 @dataclass
 class Evidence:
     support: float = 0.0
     windows: list[Window] = field(default_factory=list)  # best answer first
+    unmentioned: list[str] = field(default_factory=list)  # names asked about the book never uses
 
 
 @dataclass
@@ -99,6 +104,15 @@ class BookCorpus:
         rows = np.flatnonzero(matched)
         best = rows[np.argsort(-scores[rows], kind="stable")[:limit]]
         return [(self.chunks[row].id, float(scores[row])) for row in best]
+
+    def unmentioned(self, text: str) -> list[str]:
+        """Names in the text (acronyms, CamelCase, identifiers) that no passage uses, not even
+        spelled out ("Inertial Measurement Unit" for IMU)."""
+        return [
+            name for name, terms in lexical.names(text).items()
+            if not any(self.df.get(term) for term in terms)
+            and not any(spelled_out(name, chunk.text) for chunk in self.chunks)
+        ]
 
     def mean_similarity(self, query_vector: np.ndarray) -> float:
         return float((self.vectors @ query_vector).mean()) if len(self.vectors) else 0.0
@@ -246,7 +260,10 @@ class Retriever:
         kind = {hit.chunk.id: hit.chunk.kind for hit in hits}
         # A lesson says it in full; a summary or overview restates it: quote the lesson.
         windows.sort(key=lambda w: w.answer_fit(query) * KIND_PRIOR[kind[w.chunk_id]], reverse=True)
-        return Evidence(support=max(w.evidence(query) for w in windows), windows=_distinct(windows))
+        support = max(w.evidence(query) for w in windows)
+        if unmentioned := corpus.unmentioned(query):
+            support = min(support, UNMENTIONED_SUPPORT)
+        return Evidence(support, _distinct(windows), unmentioned)
 
 
 def _with_section_neighbours(corpus: BookCorpus, hits: list[ScoredChunk]) -> list[ScoredChunk]:

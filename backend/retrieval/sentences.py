@@ -114,13 +114,13 @@ class Window:
         if _ASKS_DEFINITION.search(question) and _DEFINES.search(self.text):
             fit += ANSWER_TYPE_BONUS
         if _ASKS_EXPANSION.search(question) and any(
-            _spelled_out(acronym, self.text) for acronym in _ACRONYM.findall(question)
+            spelled_out(acronym, self.text) for acronym in _ACRONYM.findall(question)
         ):
             fit += ANSWER_TYPE_BONUS
         return fit
 
 
-def _spelled_out(acronym: str, text: str) -> bool:
+def spelled_out(acronym: str, text: str) -> bool:
     """Whether the text writes the acronym out: "Inertial Measurement Unit" for IMU, "Simultaneous
     Localization and Mapping" for SLAM (its capitals give the initials: "GEMs" → G, E, M)."""
     initials = [c for c in acronym if c.isupper()]

@@ -21,6 +21,7 @@ title: Servo Motors
 
 A servo motor holds its position using a feedback loop from a built-in potentiometer.
 The controller compares the measured angle with the commanded angle and corrects the error.
+It drives the motor with Pulse Width Modulation.
 
 ## Bus Settings
 
@@ -232,3 +233,21 @@ async def test_a_value_given_only_in_a_configuration_example_is_quoted(motors: L
     assert "`command_rate_hz: 50.0  # position commands per second`" in answer.text
     assert answer.citations[0].source_path.endswith("01-servos.md")
 
+
+
+async def test_a_question_about_a_name_the_book_never_uses_is_declined_by_that_name(
+    motors: Library,
+) -> None:
+    engine = motors.engine()
+    answer, _ = await ask(engine, "What baud rate does the servo bus use?")
+    assert answer.status == "found" and "1000000" in answer.text
+    answer, streamed = await ask(engine, "What baud rate does the servo bus use with CANopen?")
+    assert answer.status == "not_found" and answer.citations == [] and streamed == ""
+    assert answer.text.startswith("The book never mentions CANopen, so I won't guess.")
+    assert answer.suggestions and answer.suggestions[0].lesson == "Servo Motors"
+
+
+def test_names_count_as_mentioned_spelled_out_split_or_in_any_case(motors: Library) -> None:
+    corpus = motors.engine().retriever.corpus
+    question = "Does a SERVO on the ServoBus (servo_bus) use PWM, CANopen or EtherCAT? OK?"
+    assert corpus.unmentioned(question) == ["CANopen", "EtherCAT"]

@@ -76,6 +76,21 @@ def test_a_follow_up_borrows_the_subject_of_the_previous_question() -> None:
     assert standalone_query("What is its range?", []) == "What is its range?"
 
 
+def test_a_follow_up_of_a_follow_up_borrows_the_subject_it_leaned_on() -> None:
+    history = [
+        Turn(role="user", content="What is Whisper?"),
+        Turn(role="assistant", content="A speech recognition model."),
+        Turn(role="user", content="What does the bt_navigator do?"),
+        Turn(role="assistant", content="It runs behavior trees."),
+        Turn(role="user", content="Does the humanoid config use a special tree for it?"),
+        Turn(role="assistant", content="Yes, a custom one."),
+    ]
+    assert standalone_query("What is that file called?", history) == (
+        "What is that file called? (What does the bt_navigator do? "
+        "Does the humanoid config use a special tree for it?)"
+    )
+
+
 def test_greek_letters_are_indexed_by_their_names() -> None:
     assert lexical.terms("Why α ≈ 0.98") == lexical.terms("why alpha ≈ 0.98")
     assert "theta" in lexical.terms("the joint angle θ") and "delta" in lexical.terms("Δt")
