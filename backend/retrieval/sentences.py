@@ -5,6 +5,7 @@ A passage can match a question as a whole while no single statement in it says w
 pick the sentences of the offline model's extractive answer.
 """
 
+import html
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -178,8 +179,11 @@ def _prose(markdown: str) -> list[str]:
                 pieces.append(_BULLET.sub("", line))
             else:
                 pieces[-1] = f"{pieces[-1]} {line.strip()}"
+    # Prose as the page shows it: "&lt;0.7" is rendered "<0.7" (code keeps its characters).
     return [
-        text.strip() for piece in pieces for text in _SENTENCE_END.split(_MARKUP.sub("", piece).strip())
+        text.strip()
+        for piece in pieces
+        for text in _SENTENCE_END.split(html.unescape(_MARKUP.sub("", piece)).strip())
     ]
 
 

@@ -116,3 +116,9 @@ def test_a_window_without_a_number_is_weaker_evidence_for_a_question_that_asks_f
         assert words.evidence(question) < words.support
         assert figure.evidence(question) == figure.support
     assert words.evidence("Why is audio resampled?") == words.support
+
+
+def test_prose_reads_as_the_page_shows_it_and_code_as_written() -> None:
+    text = "- **Vision Failure**: confidence &lt;0.7 &amp; no match.\n\n```xml\n<a b=\"&lt;\"/>\n```"
+    sentences = split_sentences("c1", text)
+    assert [s.text for s in sentences] == ["Vision Failure: confidence <0.7 & no match.", '<a b="&lt;"/>']
