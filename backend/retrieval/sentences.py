@@ -46,6 +46,16 @@ _AMOUNT = re.compile(
 # "What is X?" is answered by a sentence that says what X is.
 _ASKS_DEFINITION = re.compile(r"^\s*(what|who) (is|are) (an? |the )?(?!.*\bof\b)[\w\s'-]{1,40}\??\s*$", re.IGNORECASE)
 _DEFINES = re.compile(r"\b(is|are) (a|an|the)\b|\brefers? to\b|\bmeans\b", re.IGNORECASE)
+# "Define X", "What does X mean?", "definition of X": the subject follows the asking words.
+_ASKS_MEANING = re.compile(
+    r"^\s*(?:define|what(?: is|'s) (?:meant by|the (?:definition|meaning) of)|"
+    r"(?:the )?(?:definition|meaning) of|what does)\s+(?P<subject>.+?)(?:\s+mean)?\s*[?.]?\s*$",
+    re.IGNORECASE,
+)
+_WHAT_IS = re.compile(r"^\s*(?:what|who)(?: is|'s| are) (?:an? |the )?(?P<subject>.+?)\s*\??\s*$", re.IGNORECASE)
+# A glossary entry or definition opens with the term it defines: "Domain Randomization: The
+# practice of …", "A node is …".
+_DEFINED_TERM = re.compile(r"^(?:an? |the )?(?P<term>[^:.;,()]{2,60}?)\s*(?::|\(|—| is | are | refers to | means )", re.IGNORECASE)
 # "What does IMU stand for?" is answered by the words whose initials spell it.
 _ASKS_EXPANSION = re.compile(
     r"\b(stands?|standing) for\b|\bacronym|\babbreviat|\bshort for\b|\bfull (form|name)\b|"
@@ -112,13 +122,27 @@ class Window:
         fit = self.support
         if _ASKS_QUANTITY.search(question) and self.gives_amount:
             fit += ANSWER_TYPE_BONUS
-        if _ASKS_DEFINITION.search(question) and _DEFINES.search(self.text):
+        if (_ASKS_DEFINITION.search(question) and _DEFINES.search(self.text)) or _defines_subject(
+            question, self.sentences[0].text
+        ):
             fit += ANSWER_TYPE_BONUS
         if _ASKS_EXPANSION.search(question) and any(
             spelled_out(acronym, self.text) for acronym in _ACRONYM.findall(question)
         ):
             fit += ANSWER_TYPE_BONUS
         return fit
+
+
+def _defines_subject(question: str, sentence: str) -> bool:
+    """Whether a definition question's sentence opens by defining its subject: the term before
+    the colon (or "is") is the subject's first words ("domain randomization in Isaac Sim")."""
+    asked = _ASKS_MEANING.match(question) or _WHAT_IS.match(question)
+    defined = _DEFINED_TERM.match(sentence)
+    if not asked or not defined:
+        return False
+    subject = lexical.terms(asked.group("subject"), compounds=False)
+    term = lexical.terms(defined.group("term"), compounds=False)
+    return bool(term) and term == subject[: len(term)]
 
 
 def spelled_out(acronym: str, text: str) -> bool:

@@ -96,6 +96,25 @@ def test_a_question_about_an_acronym_prefers_its_expansion(question: str, text: 
     assert (window.answer_fit(question) > window.support) is fits
 
 
+@pytest.mark.parametrize(
+    ("question", "text", "fits"),
+    [
+        ("Define domain randomization as used in Isaac Sim.",
+         "- **Domain Randomization**: The practice of varying environmental parameters.", True),
+        ("What is the step field in an image message for?", "- **step**: The number of bytes per row.", True),
+        ("What does QoS mean?", "QoS (Quality of Service) sets delivery guarantees per topic.", True),
+        ("what's a node", "A node is an independent process with one job.", True),
+        ("Define domain randomization.", "- **Isaac Sim**: NVIDIA's simulator, with domain randomization.", False),
+        ("How does domain randomization help?", "- **Domain Randomization**: Varying parameters.", False),
+    ],
+)
+def test_a_definition_question_prefers_the_sentence_that_defines_its_subject(
+    question: str, text: str, fits: bool
+) -> None:
+    window = Window("c", split_sentences("c", text), lexical=0.5)
+    assert (window.answer_fit(question) > window.support) is fits
+
+
 def test_a_paragraph_after_a_list_is_a_sentence_of_its_own() -> None:
     text = "- **Mass**: Kilograms\n- **Force**: Newtons\n\nGetting units wrong is common. Check them."
     assert [s.text for s in split_sentences("u", text)] == [
