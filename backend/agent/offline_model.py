@@ -194,7 +194,7 @@ class OfflineAnswerModel(Model):
             # Next to the selection is where a question about it is most likely answered.
             context = next((o for o in outputs if o.get("found")), None)
             asked = frozenset(lexical.terms(self.question.text, compounds=False))
-            near = _around_selection(context, selected, asked)[:1]
+            near = _around_selection(context, selected, asked)
             windows = [{**w, "support": main["support"]} for w in near] + windows
         main_windows: list[dict[str, Any]] = []
         if main["support"] >= ANSWERABLE:
@@ -230,9 +230,11 @@ class OfflineAnswerModel(Model):
 def _around_selection(
     context: dict[str, Any] | None, selected: str, asked: frozenset[str]
 ) -> list[dict[str, Any]]:
-    """Sentence windows of the selected passage and its neighbours (as get_selected_text_context
-    returned them) that the reader has not selected, ranked by how many of the question's own
-    words they use, then by closeness to the selection, text after it first."""
+    """The sentence window of the selected passage and its neighbours (as
+    get_selected_text_context returned them) that uses most of the question's own words (the
+    closest to the selection of equals, text after it first), then the window that continues
+    the selection when that is another: the question's words are often too few to say more
+    than "after this"."""
     if context is None:
         return []
     seen = _normal(selected)
@@ -244,7 +246,7 @@ def _around_selection(
     selection = {i for i, (_, sentence) in enumerate(sentences) if _normal(sentence.text) in seen}
     if not selection:
         return []
-    start = min(selection)
+    start, end = min(selection), max(selection)
     ranked: list[tuple[int, float, dict[str, Any]]] = []
     for i, (passage, sentence) in enumerate(sentences):
         if i in selection:
@@ -255,11 +257,12 @@ def _around_selection(
                 and not sentences[after][1].leads_in:
             window.append(sentences[after][1])
         used = len(asked & frozenset().union(*(s.terms for s in window)))
-        distance = i - start if i > start else start - i + 0.5
+        distance = i - end if i > end else start - i + 0.5
         text = " ".join(s.text for s in window)
         ranked.append((-used, distance, {"ref": passage["ref"], "lesson": passage["lesson"], "text": text}))
     ranked.sort(key=lambda r: r[:2])
-    return [window for _, _, window in ranked]
+    continuation = [r for r in ranked[1:] if r[1] == 1][:1]
+    return [window for _, _, window in ranked[:1] + continuation]
 
 
 def _new_to_reader(windows: list[dict[str, Any]], selected: str) -> list[dict[str, Any]]:

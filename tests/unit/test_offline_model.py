@@ -130,6 +130,25 @@ def test_a_selection_is_never_quoted_back_and_its_neighbourhood_answers_first() 
     )
 
 
+def test_the_text_that_continues_a_selection_is_quoted_after_the_best_match() -> None:
+    selected = "Depth takes 200 ms to process. The costmap lags 20 cm behind."
+    model = OfflineAnswerModel(Question(text="How do you avoid this problem?", selected_text=selected))
+    passage = (
+        "A robot should avoid people. Depth takes 200 ms to process. The costmap lags 20 cm "
+        "behind. Fast costmap updates at 10-20 Hz keep it current. GPUs help too.\n"
+    )
+    context = {"found": True, "selected_ref": "S1", "passages": [
+        {"ref": "S1", "module": "M", "lesson": "Depth", "section": "Latency", "kind": "lesson", "text": passage},
+    ]}
+    found = search(f"How do you avoid this problem? {selected}", STRONG)
+    # The window that uses the question's word ("avoid"), then what follows the selection
+    # (its end, not its start, is where "after" is measured from).
+    assert model.compose([context, found]) == (
+        "A robot should avoid people. [S1] Fast costmap updates at 10-20 Hz keep it current. "
+        "GPUs help too. [S1]"
+    )
+
+
 def test_a_selected_sentence_is_cut_from_a_window_that_runs_on_from_a_list_item() -> None:
     selected = "Getting units wrong is the #1 beginner mistake."
     model = OfflineAnswerModel(Question(text="How would I notice?", selected_text=selected))
