@@ -48,6 +48,7 @@ _STANDS_FOR = re.compile(r"\bstand(?:s|ing)? for\b")
 # (robot_localization). Unlike everyday words, they have no paraphrase.
 _NAME = re.compile(r"\b(?:[A-Za-z]*[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*|[a-z]+_[a-z0-9_]+)\b")
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_CONTEXT = re.compile(r"\s*\([^()]*\)(?:\s*\([^()]*\))*\s*$")
 
 
 def terms(text: str, compounds: bool = True) -> list[str]:
@@ -61,6 +62,12 @@ def terms(text: str, compounds: bool = True) -> list[str]:
             if part and part not in STOPWORDS:
                 out.append(stem(part))
     return out
+
+
+def without_context(query: str) -> str:
+    """A search query without the context a follow-up or a later part of a question carries in
+    parentheses at its end ("What is its range? (What is a ToF camera?)" → "What is its range?")."""
+    return _CONTEXT.sub("", query) or query
 
 
 def names(text: str) -> dict[str, list[str]]:

@@ -251,3 +251,18 @@ def test_names_count_as_mentioned_spelled_out_split_or_in_any_case(motors: Libra
     corpus = motors.engine().retriever.corpus
     question = "Does a SERVO on the ServoBus (servo_bus) use PWM, CANopen or EtherCAT? OK?"
     assert corpus.unmentioned(question) == ["CANopen", "EtherCAT"]
+
+
+async def test_a_follow_up_is_answered_by_its_own_words_not_the_earlier_question(
+    real_library: Library,
+) -> None:
+    history = [
+        Turn(role="user", content="How does Whisper fit into a voice-to-action pipeline?"),
+        Turn(role="assistant", content="It turns the spoken command into text."),
+    ]
+    answer, _ = await ask(
+        real_library.engine(), "And how should the audio be preprocessed before that?", history=history
+    )
+    assert answer.status == "found"
+    assert answer.citations[0].source_path.endswith("01-voice-to-action.md")
+    assert "noise" in answer.text.split("[1]")[0]  # the first quote answers the new question

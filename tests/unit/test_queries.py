@@ -127,3 +127,12 @@ def test_a_selection_or_a_conversation_is_not_a_question_about_the_text() -> Non
     assert asks_about_the_text(Question(text="Summarize this section", selected_text="Nodes are isolated.")) is None
     history = [Turn(role="user", content="What is Nav2?")]
     assert asks_about_the_text(Question(text="What are the key ideas of this page?", history=history)) is None
+
+
+def test_the_context_a_query_carries_in_parentheses_can_be_set_aside() -> None:
+    history = [Turn(role="user", content="What is a ToF camera?")]
+    query = standalone_query("What is its range?", history)
+    assert lexical.without_context(query) == "What is its range?"
+    parts = part_queries("What does the sensor measure, and how far can it see?", history)
+    assert lexical.without_context(parts["how far can it see"]) == "how far can it see"
+    assert lexical.without_context("What is SLAM (mapping)?") == "What is SLAM (mapping)?"
