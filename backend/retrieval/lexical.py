@@ -14,7 +14,7 @@ import snowballstemmer
 from qdrant_client import models
 
 # Bump when `terms` changes: stored sparse vectors are then rebuilt on the next ingest.
-ANALYZER = "snowball-en/greek-names/letter-digit/chat-fillers/acronym-words"
+ANALYZER = "snowball-en/greek-names/letter-digit/chat-fillers-2/acronym-words"
 K1 = 1.2
 B = 0.75
 _WORD = re.compile(r"[a-z0-9]+(?:[._'’-][a-z0-9]+)*")
@@ -40,7 +40,8 @@ STOPWORDS = frozenset(
     thank ok okay im ive id whats hows whys wheres dont doesnt didnt cant wont isnt arent
     i'm i've i'd i'll you're we're they're let's lets what's that's there's here's how's
     who's where's don't doesn't didn't can't won't isn't aren't get gets got getting go goes
-    going need needs want wants acronym acronyms abbreviation abbreviations abbreviated""".split()
+    going need needs want wants acronym acronyms abbreviation abbreviations abbreviated
+    lol lmao btw pls plz u ur idk tbh imo hmm um uh""".split()
 )
 # "What does IMU stand for?": the phrase asks for an expansion; "stand" is not its topic.
 _STANDS_FOR = re.compile(r"\bstand(?:s|ing)? for\b")

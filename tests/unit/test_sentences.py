@@ -61,6 +61,8 @@ def test_evidence_keeps_windows_that_share_no_sentence_or_repeated_line() -> Non
 def test_chat_fillers_are_not_search_terms() -> None:
     assert lexical.terms("hey, so what's basically the point of QoS? I just want to get it") == \
         lexical.terms("point of QoS")
+    assert lexical.terms("my model is a tiny speck lol, idk what i messed up tbh") == \
+        lexical.terms("model is a tiny speck, what messed up")
 
 
 def test_questions_and_quiz_choices_are_never_quoted() -> None:
