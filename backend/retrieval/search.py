@@ -5,7 +5,9 @@ whether the book answers the question at all.
 Evidence is measured on sentence windows of the best passages, in units that mean the same for
 every embedding model:
 - lexical: the IDF-weighted share of the question's terms that one window contains, read in
-  its passage (terms only its heading, other sentences or code examples use count a quarter);
+  its passage (terms only its heading, other sentences or code examples use count a quarter;
+  words of a query's context in parentheses, "What is its range? (What is a ToF camera?)",
+  count as contained when the passage has them: they name the subject, the window answers);
 - semantic: the cosine similarity of the window's passage to the question, rescaled so that 0
   is the question's average similarity to the whole book and 1 a perfect match
   ((cos − mean) / (1 − mean)); it uses the vectors stored at ingest, so it costs no embedding.
@@ -40,9 +42,6 @@ EVIDENCE_WINDOWS = 6  # best windows kept as evidence (and offered as key senten
 # of the passage or its code examples use count for a quarter.
 PASSAGE_CONTEXT = 0.25
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
-# Words only a query's context uses ("What is its range? (What is a ToF camera?)") found the
-# passages; the quoted sentences should answer the words before it, so these count half.
-CONTEXT_WEIGHT = 0.5
 # A question about a name the book never uses ("What MPPI parameters …?") is not answered by the
 # book, however close its other words come: its support is at most this, too little to answer
 # and enough to suggest the lessons it found (grounding/answer.py RELATED).
@@ -249,16 +248,13 @@ class Retriever:
             s for hit in hits[:EVIDENCE_PASSAGES] for s in split_sentences(hit.chunk.id, hit.chunk.text)
         ]
         asked = lexical.terms(query, compounds=False)
-        own = frozenset(lexical.terms(lexical.without_context(query), compounds=False))
-
-        def idf(term: str) -> float:
-            return corpus.idf(term) * (1.0 if term in own else CONTEXT_WEIGHT)
-
-        windows = rank_windows(asked, sentences, idf, 3 * EVIDENCE_WINDOWS)
+        context = frozenset(asked) - frozenset(lexical.terms(lexical.without_context(query), compounds=False))
+        given = {hit.chunk.id: corpus.terms[hit.chunk.id] & context for hit in hits}
+        windows = rank_windows(asked, sentences, corpus.idf, 3 * EVIDENCE_WINDOWS, given)
         if not windows:
             return Evidence()
         for window in windows:
-            passage = lexical.weighted_share(asked, corpus.terms[window.chunk_id], idf)
+            passage = lexical.weighted_share(asked, corpus.terms[window.chunk_id], corpus.idf)
             window.lexical += PASSAGE_CONTEXT * (max(passage, window.lexical) - window.lexical)
         query_unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
         baseline = corpus.mean_similarity(query_unit)

@@ -7,7 +7,7 @@ pick the sentences of the offline model's extractive answer.
 
 import html
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -217,9 +217,14 @@ def sentence_texts(text: str) -> list[str]:
 
 
 def rank_windows(
-    query_terms: list[str], sentences: Sequence[Sentence], idf: Callable[[str], float], limit: int
+    query_terms: list[str],
+    sentences: Sequence[Sentence],
+    idf: Callable[[str], float],
+    limit: int,
+    given: Mapping[str, frozenset[str]] | None = None,
 ) -> list[Window]:
-    """The `limit` windows that contain most of the query's (IDF-weighted) terms."""
+    """The `limit` windows that contain most of the query's (IDF-weighted) terms, counting the
+    terms `given` by their passage (by chunk id) as contained."""
     unique = frozenset(query_terms)
     if sum(idf(t) for t in unique) <= 0:
         return []
@@ -233,7 +238,7 @@ def rank_windows(
             members.pop()
         if not members:  # a lone lead-in says nothing without what follows it
             continue
-        present = frozenset().union(*(s.terms for s in members))
+        present = frozenset().union(*(s.terms for s in members), (given or {}).get(first.chunk_id, ()))
         windows.append(Window(first.chunk_id, members, lexical.weighted_share(unique, present, idf)))
     # Of two windows with the same words, the one that opens with them goes on to explain.
     windows.sort(
