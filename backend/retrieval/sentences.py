@@ -24,6 +24,9 @@ _MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|^>\s*")
 WINDOW = 2  # a claim and its explanation often span two sentences
 ANSWER_TYPE_BONUS = 0.15
 AMOUNT_MISSING = 0.05  # less evidence for "how many" in a window without a number
+# Much less for "how much does it cost?" without a price, "(in kHz)" without a figure in kHz:
+# a book that gives the amount in the asked kind says so somewhere near the subject.
+KIND_OF_AMOUNT_MISSING = 0.1
 CODE_LINE_CHARS = 160  # longer code lines are logic, not a value worth quoting
 # A code line worth quoting sets a value (`robot_radius: 0.4`, `queue_size=10`, `effort="30"`);
 # definitions, imports, control flow and bare comments are not answers.
@@ -43,6 +46,19 @@ _AMOUNT = re.compile(
     r"fifty|hundred|thousand|million|billion|dozen|half|once|twice|double|triple)\b",
     re.IGNORECASE,
 )
+_ASKS_PRICE = re.compile(r"\bhow much (?:is|are|does|do|would|will)\b.{0,60}\bcost\b|\bprices?\b", re.IGNORECASE)
+_PRICE = re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?)\b", re.IGNORECASE)
+# Units a question can ask an amount in ("in kHz", "how many milliseconds"), each with the
+# spellings a book may use for it.
+_UNITS = [
+    r"hz|hertz", r"khz|kilohertz", r"mhz|megahertz", r"ghz|gigahertz", r"fps|frames per second",
+    r"ms|milliseconds?", r"s|secs?|seconds?", r"min|minutes?", r"h|hrs?|hours?",
+    r"mm|millimet(?:er|re)s?", r"cm|centimet(?:er|re)s?", r"m|met(?:er|re)s?", r"km|kilomet(?:er|re)s?",
+    r"kg|kilograms?", r"g|grams?", r"nm|newton[- ]?met(?:er|re)s?", r"n|newtons?",
+    r"°|deg|degrees?", r"rad|radians?", r"kb|kilobytes?", r"mb|megabytes?", r"gb|gigabytes?",
+    r"w|watts?", r"v|volts?", r"%|percent",
+]
+_ASKS_UNIT = re.compile(rf"\b(?:in|how many)\s+(?P<unit>{'|'.join(_UNITS)})(?![\w°%])", re.IGNORECASE)
 # "What is X?" is answered by a sentence that says what X is.
 _ASKS_DEFINITION = re.compile(r"^\s*(what|who) (is|are) (an? |the )?(?!.*\bof\b)[\w\s'-]{1,40}\??\s*$", re.IGNORECASE)
 _DEFINES = re.compile(r"\b(is|are) (a|an|the)\b|\brefers? to\b|\bmeans\b", re.IGNORECASE)
@@ -111,7 +127,11 @@ class Window:
 
     def evidence(self, question: str) -> float:
         """Support as evidence that the book answers the question: a window without any number
-        is weaker evidence for a question that asks for an amount."""
+        is weaker evidence for a question that asks for an amount, and one without an amount
+        of the asked kind (a price, a figure in the asked unit) is much weaker."""
+        kind = _kind_of_amount(question)
+        if kind is not None and kind.search(self.text) is None:
+            return self.support - KIND_OF_AMOUNT_MISSING
         if _ASKS_QUANTITY.search(question) and not self.gives_amount:
             return self.support - AMOUNT_MISSING
         return self.support
@@ -131,6 +151,17 @@ class Window:
         ):
             fit += ANSWER_TYPE_BONUS
         return fit
+
+
+def _kind_of_amount(question: str) -> re.Pattern[str] | None:
+    """What an amount of the kind the question asks for looks like: a price, or a figure in
+    the unit it names; None when it asks for no particular kind."""
+    if _ASKS_PRICE.search(question):
+        return _PRICE
+    if asked := _ASKS_UNIT.search(question):
+        unit = next(u for u in _UNITS if re.fullmatch(u, asked.group("unit"), re.IGNORECASE))
+        return re.compile(rf"\d\s?(?:{unit})(?![a-z])", re.IGNORECASE)
+    return None
 
 
 def _defines_subject(question: str, sentence: str) -> bool:

@@ -139,6 +139,25 @@ def test_a_window_without_a_number_is_weaker_evidence_for_a_question_that_asks_f
     assert words.evidence("Why is audio resampled?") == words.support
 
 
+@pytest.mark.parametrize(
+    ("question", "gives", "lacks"),
+    [
+        ("How much does the H1 robot cost?", "The H1 sells for $90,000.", "The H1 is 180 cm tall and weighs 47 kg."),
+        ("What's the price of a RealSense D435?", "A D435 is about 300 USD.", "A D435 has a 10 m range."),
+        ("What sample rate (in kHz) does Whisper need?", "Audio is resampled to 16 kHz.", "Audio is resampled to 16000 samples."),
+        ("How many milliseconds does depth processing take?", "It takes 200 ms.", "It takes 0.2 s on a CPU."),
+    ],
+)
+def test_a_window_without_the_kind_of_amount_asked_for_is_much_weaker_evidence(
+    question: str, gives: str, lacks: str
+) -> None:
+    with_it = Window("c", split_sentences("c", gives), lexical=0.5)
+    without = Window("c", split_sentences("c", lacks), lexical=0.5)
+    assert with_it.evidence(question) == with_it.support
+    assert without.evidence(question) == pytest.approx(without.support - 0.1)
+    assert without.evidence("What is the computational cost of stereo matching?") == without.support
+
+
 def test_prose_reads_as_the_page_shows_it_and_code_as_written() -> None:
     text = "- **Vision Failure**: confidence &lt;0.7 &amp; no match.\n\n```xml\n<a b=\"&lt;\"/>\n```"
     sentences = split_sentences("c1", text)
