@@ -209,6 +209,7 @@ class BookIndex:
         """Every chunk of the served collection (in page order) with its dense and BM25 vectors."""
         name = self._served()
         rows: list[tuple[Chunk, list[float], models.SparseVector]] = []
+        empty = models.SparseVector(indices=[], values=[])
         offset = None
         while True:
             points, offset = self.client.scroll(
@@ -218,7 +219,6 @@ class BookIndex:
                 vectors = point.vector if isinstance(point.vector, dict) else {}
                 dense, sparse = vectors.get(DENSE), vectors.get(SPARSE)
                 if point.payload and isinstance(dense, list):
-                    empty = models.SparseVector(indices=[], values=[])
                     sparse = sparse if isinstance(sparse, models.SparseVector) else empty
                     rows.append((_chunk(point.payload), dense, sparse))
             if offset is None:

@@ -248,7 +248,8 @@ class Retriever:
             s for hit in hits[:EVIDENCE_PASSAGES] for s in split_sentences(hit.chunk.id, hit.chunk.text)
         ]
         asked = lexical.terms(query, compounds=False)
-        context = frozenset(asked) - frozenset(lexical.terms(lexical.without_context(query), compounds=False))
+        own = lexical.terms(lexical.without_context(query), compounds=False)
+        context = frozenset(asked).difference(own)
         given = {hit.chunk.id: corpus.terms[hit.chunk.id] & context for hit in hits}
         windows = rank_windows(asked, sentences, corpus.idf, 3 * EVIDENCE_WINDOWS, given)
         if not windows:
