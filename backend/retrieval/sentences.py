@@ -46,19 +46,24 @@ _AMOUNT = re.compile(
     r"fifty|hundred|thousand|million|billion|dozen|half|once|twice|double|triple)\b",
     re.IGNORECASE,
 )
-_ASKS_PRICE = re.compile(r"\bhow much (?:is|are|does|do|would|will)\b.{0,60}\bcost\b|\bprices?\b", re.IGNORECASE)
+_ASKS_PRICE = re.compile(
+    r"\bhow much (?:is|are|does|do|would|will)\b.{0,60}\bcost\b|\bprices?\b", re.IGNORECASE
+)
 _PRICE = re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?)\b", re.IGNORECASE)
 # Units a question can ask an amount in ("in kHz", "how many milliseconds"), each with the
 # spellings a book may use for it.
 _UNITS = [
     r"hz|hertz", r"khz|kilohertz", r"mhz|megahertz", r"ghz|gigahertz", r"fps|frames per second",
     r"ms|milliseconds?", r"s|secs?|seconds?", r"min|minutes?", r"h|hrs?|hours?",
-    r"mm|millimet(?:er|re)s?", r"cm|centimet(?:er|re)s?", r"m|met(?:er|re)s?", r"km|kilomet(?:er|re)s?",
+    r"mm|millimet(?:er|re)s?", r"cm|centimet(?:er|re)s?", r"m|met(?:er|re)s?",
+    r"km|kilomet(?:er|re)s?",
     r"kg|kilograms?", r"g|grams?", r"nm|newton[- ]?met(?:er|re)s?", r"n|newtons?",
     r"°|deg|degrees?", r"rad|radians?", r"kb|kilobytes?", r"mb|megabytes?", r"gb|gigabytes?",
     r"w|watts?", r"v|volts?", r"%|percent",
 ]
-_ASKS_UNIT = re.compile(rf"\b(?:in|how many)\s+(?P<unit>{'|'.join(_UNITS)})(?![\w°%])", re.IGNORECASE)
+_ASKS_UNIT = re.compile(
+    rf"\b(?:in|how many)\s+(?P<unit>{'|'.join(_UNITS)})(?![\w°%])", re.IGNORECASE
+)
 # "What is X?" is answered by a sentence that says what X is.
 _ASKS_DEFINITION = re.compile(r"^\s*(what|who) (is|are) (an? |the )?(?!.*\bof\b)[\w\s'-]{1,40}\??\s*$", re.IGNORECASE)
 _DEFINES = re.compile(r"\b(is|are) (a|an|the)\b|\brefers? to\b|\bmeans\b", re.IGNORECASE)
@@ -68,10 +73,15 @@ _ASKS_MEANING = re.compile(
     r"(?:the )?(?:definition|meaning) of|what does)\s+(?P<subject>.+?)(?:\s+mean)?\s*[?.]?\s*$",
     re.IGNORECASE,
 )
-_WHAT_IS = re.compile(r"^\s*(?:what|who)(?: is|'s| are) (?:an? |the )?(?P<subject>.+?)\s*\??\s*$", re.IGNORECASE)
+_WHAT_IS = re.compile(
+    r"^\s*(?:what|who)(?: is|'s| are) (?:an? |the )?(?P<subject>.+?)\s*\??\s*$", re.IGNORECASE
+)
 # A glossary entry or definition opens with the term it defines: "Domain Randomization: The
 # practice of …", "A node is …".
-_DEFINED_TERM = re.compile(r"^(?:an? |the )?(?P<term>[^:.;,()]{2,60}?)\s*(?::|\(|—| is | are | refers to | means )", re.IGNORECASE)
+_DEFINED_TERM = re.compile(
+    r"^(?:an? |the )?(?P<term>[^:.;,()]{2,60}?)\s*(?::|\(|—| is | are | refers to | means )",
+    re.IGNORECASE,
+)
 # "What does IMU stand for?" is answered by the words whose initials spell it.
 _ASKS_EXPANSION = re.compile(
     r"\b(stands?|standing) for\b|\bacronym|\babbreviat|\bshort for\b|\bfull (form|name)\b|"
