@@ -176,7 +176,7 @@ class OfflineAnswerModel(Model):
         if not history or self.question.selected_text:
             return None
         exchange = " ".join(turn.content for turn in history[-2:])
-        return f"{self.question.text} ({exchange[:PREVIOUS_EXCHANGE_CHARS]})"
+        return lexical.with_context(self.question.text, exchange[:PREVIOUS_EXCHANGE_CHARS])
 
     def compose(self, outputs: list[dict[str, Any]]) -> str:
         """The best sentence windows of the main search that do not repeat each other, best

@@ -80,7 +80,7 @@ def standalone_query(question: str, history: list[Turn]) -> str:
         if turn.role == "user" and lexical.terms(turn.content):
             context.insert(0, turn.content.strip())
             leans = _REFERS_BACK.search(turn.content) is not None
-    return f"{question} ({' '.join(context)})" if context else question
+    return lexical.with_context(question, " ".join(context)) if context else question
 
 
 def question_parts(question: str) -> list[str]:
@@ -107,6 +107,6 @@ def part_queries(question: str, history: list[Turn]) -> dict[str, str]:
     parts = question_parts(question)
     queries = {}
     for i, part in enumerate(parts):
-        query = f"{part} ({parts[0]})" if i and refers_back(part) else part
+        query = lexical.with_context(part, parts[0]) if i and refers_back(part) else part
         queries[part] = standalone_query(query, history)
     return queries

@@ -65,6 +65,13 @@ def terms(text: str, compounds: bool = True) -> list[str]:
     return out
 
 
+def with_context(query: str, context: str) -> str:
+    """A search query that carries the context it leans on in parentheses at its end: "What is
+    its range? (What is a ToF camera?)". Retrieval finds passages with both, and lets the words
+    before the context pick the sentences (`without_context`)."""
+    return f"{query} ({context})"
+
+
 def without_context(query: str) -> str:
     """A search query without the context a follow-up or a later part of a question carries in
     parentheses at its end ("What is its range? (What is a ToF camera?)" → "What is its range?")."""

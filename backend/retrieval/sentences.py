@@ -163,6 +163,7 @@ class Window:
         return fit
 
 
+@lru_cache(maxsize=256)  # asked once per window of every search, and the same each time
 def _kind_of_amount(question: str) -> re.Pattern[str] | None:
     """What an amount of the kind the question asks for looks like: a price, or a figure in
     the unit it names; None when it asks for no particular kind."""
