@@ -86,6 +86,11 @@ def print_summary(out: Console, report: IngestReport) -> None:
         f"[green]✓[/] {report.book}: {report.pages} pages, {report.chunks} chunks "
         f"({report.embedded} embedded, {report.reused} reused, {report.removed} removed) in {report.seconds:.1f}s"
     )
+    if report.calibration:
+        out.print(
+            f"  calibrated: a question is related to this book above a best-passage similarity of "
+            f"{report.calibration.off_topic_similarity:.3f} ({report.calibration.probes} everyday questions)"
+        )
     if report.dropped_questions:
         out.print(f"  dropped {report.dropped_questions} quiz questions without an answer")
     if report.skipped_files:

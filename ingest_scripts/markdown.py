@@ -28,10 +28,25 @@ OVERLAP_SENTENCES = 1
 _md = MarkdownIt("commonmark").enable("table")
 _MDX_STATEMENT = re.compile(r"^\s*(import|export)\s")
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(\s[^<>]*)?/?>")
-_COMMENT_START, _COMMENT_END = "{/*", "*/}"
-_MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.DOTALL)
+# Comments readers never see: MDX `{/* … */}` and HTML `<!-- … -->`, either of which may span
+# blank lines (and so several blocks).
+_COMMENTS = {"{/*": "*/}", "<!--": "-->"}
+_COMMENT = re.compile(r"\{/\*.*?\*/\}|<!--.*?-->", re.DOTALL)
 _INLINE_MARKUP = re.compile(r"\*\*|__|`|(?<!\w)[*_](?!\s)|(?<!\s)[*_](?!\w)")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# Inline markup a reader sees as its text: a code span is left as it is (`<robot>` included);
+# an image and an HTML/JSX tag show no text; a link, inline or by reference ("[its docs][cargo]",
+# "[cargo][]", "[cargo]"), shows its text (its target is a source file path or another site's
+# URL, not a passage of the book).
+_INLINE = re.compile(
+    r"(?P<code>(?P<ticks>`+).+?(?P=ticks))"
+    rf"|(?P<tag>{_TAG.pattern})"
+    r"|(?P<image>!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?)"
+    r"|\[(?P<text>[^\]]*)\](?:\((?P<target>[^)]*)\)|\[(?P<label>[^\]]*)\])?",
+    re.DOTALL,
+)
+# Docusaurus admonitions (`:::note Title` … `:::`): the fences are markup, the content prose.
+_ADMONITION_FENCE = re.compile(r"^[ \t]*:::+[^\n]*\n?", re.MULTILINE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
 _QUIZ_QUESTION = re.compile(r"^\s*question\s*\d+", re.IGNORECASE)
 _QUIZ_ANSWER = re.compile(r"^\W*(correct\s+|sample\s+|reveal\s+)?answers?\b", re.IGNORECASE | re.MULTILINE)
@@ -87,6 +102,28 @@ def split_front_matter(source: str, source_path: str) -> tuple[dict, int]:
     return data, len(source) if body_start < 0 else body_start + 1
 
 
+def as_shown(markdown: str, references: frozenset[str] = frozenset()) -> str:
+    """Prose as the page shows it: links become their text; tags, images and admonition fences
+    go; code spans stay. `references` are the page's link reference labels (upper case), which
+    make "[label]" a link."""
+
+    def shown(match: re.Match[str]) -> str:
+        if match["code"]:
+            return match[0]
+        if match["tag"] is not None or match["image"] is not None:
+            return ""
+        return match["text"] if _is_link(match, references) else match[0]
+
+    return _ADMONITION_FENCE.sub("", _INLINE.sub(shown, markdown))
+
+
+def _is_link(match: re.Match[str], references: frozenset[str]) -> bool:
+    if match["target"] is not None:
+        return True
+    label = match["label"] or match["text"]  # "[text][]" and "[text]" use the text as label
+    return " ".join(label.split()).upper() in references
+
+
 def plain_text(markdown: str) -> str:
     """Heading or inline markdown → the text a reader sees."""
     text = _LINK.sub(r"\1", markdown)
@@ -118,15 +155,18 @@ def estimate_tokens(text: str) -> int:
 
 
 def parse_blocks(source: str, body_start: int) -> list[Block]:
-    """Top-level markdown blocks of the body, with MDX statements dropped."""
+    """Top-level markdown blocks of the body, with MDX statements, comments, tags, images and
+    admonition fences dropped and links reduced to their text (code is left as written)."""
     body = source[body_start:]
     # Line breaks as markdown-it counts them (str.splitlines also splits at U+2028, \f, …).
     line_starts = [0] + [m.end() for m in re.finditer(r"\r\n?|\n", body)]
     if line_starts[-1] < len(body):
         line_starts.append(len(body))
-    tokens = _md.parse(body)
+    env: dict = {}
+    tokens = _md.parse(body, env)
+    references = frozenset(env.get("references", {}))
     blocks: list[Block] = []
-    in_comment = False  # an MDX comment may span blank lines, hence several blocks
+    comment_end = ""  # set while inside a comment that spans blocks
     for i, token in enumerate(tokens):
         if token.level != 0 or token.map is None or token.nesting == -1:
             continue
@@ -146,15 +186,21 @@ def parse_blocks(source: str, body_start: int) -> list[Block]:
         if kind == "text" and _MDX_STATEMENT.match(raw):
             continue  # MDX reads a whole paragraph that starts with import/export as ESM
         if kind in ("text", "html"):
-            if in_comment:
-                in_comment = _COMMENT_END not in raw
-                raw = "" if in_comment else raw.split(_COMMENT_END, 1)[1]
-            raw = _MDX_COMMENT.sub("", raw)
-            if _COMMENT_START in raw:
-                raw, in_comment = raw.split(_COMMENT_START, 1)[0], True
-            raw = _TAG.sub("", raw).strip()
+            if comment_end:
+                _, closed, raw = raw.partition(comment_end)
+                if not closed:
+                    continue
+                comment_end = ""
+            raw = _COMMENT.sub("", raw)
+            opened = [(raw.find(start), start) for start in _COMMENTS if start in raw]
+            if opened:
+                at, start = min(opened)
+                raw, comment_end = raw[:at], _COMMENTS[start]
+            raw = as_shown(raw, references).strip()
             if not raw:
                 continue
+        elif kind == "table":
+            raw = as_shown(raw, references)
         blocks.append(Block(kind, body_start + start, body_start + end, raw, level))
     return blocks
 

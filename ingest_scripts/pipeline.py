@@ -9,9 +9,11 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from backend.retrieval import lexical
+from backend.retrieval.calibration import Calibration
 from backend.retrieval.embeddings import Embedder
 from backend.retrieval.index import BookIndex
 from backend.retrieval.models import Chunk, Page
+from backend.retrieval.search import Retriever
 from ingest_scripts.manifest import Manifest
 from ingest_scripts.markdown import chunk_page, first_heading, split_front_matter
 from ingest_scripts.permalinks import doc_id, is_index_page, page_url, permalink
@@ -36,6 +38,7 @@ class IngestReport(BaseModel):
     unchanged: bool
     rebuild_reason: str | None
     collection: str | None
+    calibration: Calibration | None = None
     seconds: float
 
 
@@ -179,6 +182,7 @@ def ingest(
         seconds=0.0,
     )
     if unchanged:
+        report.calibration = _calibrated(index, embedder)
         report.seconds = round(time.perf_counter() - started, 3)
         return report
 
@@ -223,8 +227,17 @@ def ingest(
     report.embedded = len(to_embed)
     report.reused = len(reusable)
     report.removed = len(set(stored) - set(wanted))
+    report.calibration = _calibrated(index, embedder)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
+
+
+def _calibrated(index: BookIndex, embedder: Embedder) -> Calibration:
+    """The served build's calibration, measured and stored with it if it has none yet."""
+    calibration = Retriever(index, embedder).calibration
+    if index.metadata().get("calibration") != calibration.model_dump():
+        index.add_metadata({"calibration": calibration.model_dump()})
+    return calibration
 
 
 def _read(path: Path, rel: str) -> str:

@@ -19,6 +19,7 @@ from backend.grounding.answer import Answer, book_overview, declined, ground, no
 from backend.grounding.citations import CitationStream
 from backend.retrieval import lexical
 from backend.retrieval.search import BookCorpus, Retriever
+from backend.retrieval.sentences import asks_definition
 
 MAX_TURNS = 6
 VAGUE_SHARE = 0.3  # a word found in this share of passages names no particular topic
@@ -129,7 +130,10 @@ class AnswerEngine:
         return None
 
     def _is_vague(self, question: Question) -> bool:
-        if question.selected_text or question.history:
+        """Only common words and no particular ask ("Tell me about robots"). "What is ROS 2?"
+        asks for a definition, however often the book uses the name: the lesson that
+        introduces it answers."""
+        if question.selected_text or question.history or asks_definition(question.text):
             return False
         corpus = self.retriever.corpus
         terms = set(lexical.terms(question.text, compounds=False))

@@ -1,9 +1,11 @@
 """What one answer run knows: the reader's request and the passages its tools retrieved."""
 
+import html
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from backend.retrieval.index import ScoredChunk
 from backend.retrieval.search import Evidence, Retriever
@@ -14,14 +16,36 @@ class Turn(BaseModel):
     content: str = Field(max_length=8000)
 
 
+# Markup pasted or typed into a question ("<script>alert('hi')</script> What is URDF?") is not
+# part of what the reader asks: elements whose content is code go whole, other tags leave
+# their text. A type argument is not a tag: it follows a name ("Array<string>", "useSelector<State>").
+_CODE_ELEMENT = re.compile(r"(?<![\w$.])<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
+_MARKUP = re.compile(
+    r"<!--.*?(?:-->|$)|</[A-Za-z][\w:-]*\s*>|(?<![\w$.])<[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>", re.DOTALL
+)
+
+_SPACE_BEFORE_PUNCTUATION = re.compile(r"(?<=\w) (?=[?!.,;:](?:\s|$))")  # where a closing tag was
+
+
+def readable(text: str) -> str:
+    """What a reader's text says with HTML markup (and entities) taken out."""
+    text = _MARKUP.sub(" ", _CODE_ELEMENT.sub(" ", text))
+    return _SPACE_BEFORE_PUNCTUATION.sub("", " ".join(html.unescape(text).split()))
+
+
 class Question(BaseModel):
-    """A reader's question with whatever context the page gave it."""
+    """A reader's question with whatever context the page gave it; its text without markup."""
 
     text: str
     selected_text: str | None = None
     surrounding_text: str | None = None
     lesson_id: str | None = None
     history: list[Turn] = Field(default_factory=list)
+
+    @field_validator("text")
+    @classmethod
+    def _readable(cls, value: str) -> str:
+        return readable(value)
 
 
 @dataclass

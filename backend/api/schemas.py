@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from backend.agent.context import Turn
+from backend.agent.context import Turn, readable
 
 MAX_QUERY = 2000
 MAX_SELECTION = 5000
@@ -29,6 +29,8 @@ class ChatRequest(BaseModel):
     def not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("query must not be empty")
+        if not readable(value):
+            raise ValueError("query has no text once its HTML markup is removed")
         return value.strip()
 
 

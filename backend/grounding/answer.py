@@ -13,7 +13,6 @@ from backend.retrieval.index import ScoredChunk
 from backend.retrieval.models import Page
 from backend.retrieval.search import BookCorpus
 
-RELATED = 0.2  # evidence below this is too thin to call any lesson "related"
 PART_COVERED = 0.5  # an answer using this share of a part's (IDF-weighted) words addresses it
 MAX_SUGGESTIONS = 3
 
@@ -44,10 +43,13 @@ def ground(stream: CitationStream, raw_text: str, state: RunState) -> Answer:
         _answers_every_part(state, stream.text),
     )
     if assessment.status == "not_found":
-        suggestions = suggest(state) if state.evidence.support >= RELATED else []
+        related = state.evidence.topical > state.retriever.calibration.off_topic_similarity
+        suggestions = suggest(state) if related else []
         if unmentioned := state.evidence.unmentioned:
             lead = messages.NEVER_MENTIONED_SUGGESTIONS if suggestions else messages.NEVER_MENTIONED
             return not_found(lead.format(names=" or ".join(unmentioned)), suggestions)
+        if not suggestions:  # no nearer to the book than everyday questions: say what it covers
+            return not_found(messages.OUT_OF_SCOPE, topics(state.retriever.corpus.pages))
         return not_found(messages.NOT_FOUND, suggestions, assessment.status)
     text = stream.text.strip()
     if assessment.status == "partial":

@@ -92,6 +92,11 @@ class BookIndex:
                 return alias.collection_name
         return None
 
+    def add_metadata(self, extra: dict[str, Any]) -> None:
+        """Adds keys to the served collection's metadata (measurements made once it is built)."""
+        name = self._served()
+        self.client.update_collection(name, metadata=self.metadata() | extra)
+
     def metadata(self) -> dict[str, Any]:
         name = self.current_collection()
         if name is None:

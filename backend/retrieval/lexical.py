@@ -14,7 +14,7 @@ import snowballstemmer
 from qdrant_client import models
 
 # Bump when `terms` changes: stored sparse vectors are then rebuilt on the next ingest.
-ANALYZER = "snowball-en/greek-names/letter-digit/chat-fillers-2/acronym-words"
+ANALYZER = "snowball-en/greek-names/letter-digit/chat-fillers-2/acronym-words/acronym-plurals"
 K1 = 1.2
 B = 0.75
 _WORD = re.compile(r"[a-z0-9]+(?:[._'’-][a-z0-9]+)*")
@@ -49,6 +49,8 @@ _STANDS_FOR = re.compile(r"\bstand(?:s|ing)? for\b")
 # (robot_localization). Unlike everyday words, they have no paraphrase.
 _NAME = re.compile(r"\b(?:[A-Za-z]*[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*|[a-z]+_[a-z0-9_]+)\b")
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# "VLAs", "GPUs", "IDs": an acronym's plural is the acronym (Snowball leaves such short words be).
+_ACRONYM_PLURAL = re.compile(r"\b([A-Z][A-Z0-9]*[A-Z0-9])s\b")
 _CONTEXT = re.compile(r"\s*\([^()]*\)(?:\s*\([^()]*\))*\s*$")
 
 
@@ -56,6 +58,7 @@ def terms(text: str, compounds: bool = True) -> list[str]:
     """Lower-cased, stemmed content words. Compound tokens (rqt_graph, 5-10, ros2) are kept
     whole (unless `compounds` is False) and also split, so both spellings match."""
     out: list[str] = []
+    text = _ACRONYM_PLURAL.sub(r"\1", text)
     text = _STANDS_FOR.sub(" ", text.lower().translate(_GREEK).replace("_", "."))
     for word in _WORD.findall(text):
         parts = _COMPOUND.split(word)
@@ -81,7 +84,7 @@ def without_context(query: str) -> str:
 def names(text: str) -> dict[str, list[str]]:
     """The names in a text, each with its terms (a CamelCase name split at its humps: IsaacSim
     has the terms of "Isaac Sim"); names made of stop words only ("OK") are left out."""
-    found = {name: terms(_CAMEL_HUMP.sub(" ", name)) for name in _NAME.findall(text)}
+    found = {name: terms(_CAMEL_HUMP.sub(" ", name), compounds=False) for name in _NAME.findall(text)}
     return {name: name_terms for name, name_terms in found.items() if name_terms}
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from backend.metrics import RETRIEVAL_LATENCY
 from backend.retrieval import lexical
+from backend.retrieval.calibration import METHOD, Calibration, calibrate
 from backend.retrieval.embeddings import Embedder
 from backend.retrieval.index import BookIndex, ScoredChunk, match
 from backend.retrieval.models import Chunk, Page
@@ -44,13 +45,14 @@ PASSAGE_CONTEXT = 0.25
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
 # A question about a name the book never uses ("What MPPI parameters …?") is not answered by the
 # book, however close its other words come: its support is at most this, too little to answer
-# and enough to suggest the lessons it found (grounding/answer.py RELATED).
+# (the lessons it found are still suggested when they are related: grounding/answer.py).
 UNMENTIONED_SUPPORT = 0.2
 
 
 @dataclass
 class Evidence:
     support: float = 0.0
+    topical: float = 0.0  # the best passage's semantic score: how near the book comes at all
     windows: list[Window] = field(default_factory=list)  # best answer first
     unmentioned: list[str] = field(default_factory=list)  # names asked about the book never uses
 
@@ -108,16 +110,24 @@ class BookCorpus:
         return [(self.chunks[row].id, float(scores[row])) for row in best]
 
     def unmentioned(self, text: str) -> list[str]:
-        """Names in the text (acronyms, CamelCase, identifiers) that no passage uses, not even
-        spelled out ("Inertial Measurement Unit" for IMU)."""
+        """Names in the text (acronyms, CamelCase, identifiers) the book does not use, neither
+        whole nor all their words (NavFn: "nav" is in Nav2, "fn" nowhere), nor spelled out
+        ("Inertial Measurement Unit" for IMU)."""
         return [
             name for name, terms in lexical.names(text).items()
-            if not any(self.df.get(term) for term in terms)
-            and not any(spelled_out(name, chunk.text) for chunk in self.chunks)
+            if not self.df.get(lexical.terms(name)[0])  # "cuVSLAM", written as one word
+            and not all(self.df.get(term) for term in terms)
+            and not (_acronym(name) and any(spelled_out(name, chunk.text) for chunk in self.chunks))
         ]
 
-    def mean_similarity(self, query_vector: np.ndarray) -> float:
-        return float((self.vectors @ query_vector).mean()) if len(self.vectors) else 0.0
+    def similarity_scale(self, query_vector: np.ndarray) -> tuple[float, float]:
+        """The question's mean cosine similarity to the whole book (the 0 of semantic scores)
+        and the rescaled score of its most similar passage (how near the book comes at all)."""
+        if not len(self.vectors):
+            return 0.0, 0.0
+        cosines = self.vectors @ (query_vector / max(float(np.linalg.norm(query_vector)), 1e-9))
+        mean = float(cosines.mean())
+        return mean, max(0.0, (float(cosines.max()) - mean) / (1 - mean))
 
     def page_chunks(self, source_path: str) -> list[Chunk]:
         return self._by_page.get(source_path, [])
@@ -159,6 +169,7 @@ class Retriever:
         self.embedder = embedder
         self.mode = mode
         self._corpus: BookCorpus | None = None
+        self._calibration: tuple[str, Calibration] | None = None
         self._lock = threading.Lock()
 
     @property
@@ -168,6 +179,22 @@ class Retriever:
             if self._corpus is None or self._corpus.collection != collection:
                 self._corpus = BookCorpus(self.index)
             return self._corpus
+
+    @property
+    def calibration(self) -> Calibration:
+        """The book's calibration as ingest stored it; measured now (once per build) for an
+        index built before calibration existed."""
+        collection = self.index.current_collection() or ""
+        if self._calibration is None or self._calibration[0] != collection:
+            stored = self.index.metadata().get("calibration") or {}
+            current = stored.get("method") == METHOD
+            measured = Calibration.model_validate(stored) if current else calibrate(self)
+            self._calibration = (collection, measured)
+        return self._calibration[1]
+
+    def topical_similarity(self, query: str) -> float:
+        vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        return self.corpus.similarity_scale(vector)[1]
 
     def search(
         self,
@@ -258,7 +285,7 @@ class Retriever:
             passage = lexical.weighted_share(asked, corpus.terms[window.chunk_id], corpus.idf)
             window.lexical += PASSAGE_CONTEXT * (max(passage, window.lexical) - window.lexical)
         query_unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
-        baseline = corpus.mean_similarity(query_unit)
+        baseline, topical = corpus.similarity_scale(query_vector)
         for window in windows:
             cosine = float(corpus.vectors[corpus.row[window.chunk_id]] @ query_unit)
             window.semantic = max(0.0, (cosine - baseline) / (1 - baseline))
@@ -268,7 +295,13 @@ class Retriever:
         support = max(w.evidence(query) for w in windows)
         if unmentioned := corpus.unmentioned(query):
             support = min(support, UNMENTIONED_SUPPORT)
-        return Evidence(support, _distinct(windows), unmentioned)
+        return Evidence(support, topical, _distinct(windows), unmentioned)
+
+
+def _acronym(name: str) -> bool:
+    """Mostly capitals (IMU, GEMs, cuVSLAM): initials that a phrase may spell out. A CamelCase
+    name (NavFn, IsaacSim) is made of words, not initials."""
+    return sum(c.isupper() for c in name) >= sum(c.islower() for c in name)
 
 
 def _with_section_neighbours(corpus: BookCorpus, hits: list[ScoredChunk]) -> list[ScoredChunk]:

@@ -163,6 +163,11 @@ class Window:
         return fit
 
 
+def asks_definition(question: str) -> bool:
+    """"What is X?", "Define X", "What does X mean?": a question answered by what X is."""
+    return bool(_ASKS_DEFINITION.search(question) or _ASKS_MEANING.match(question))
+
+
 @lru_cache(maxsize=256)  # asked once per window of every search, and the same each time
 def _kind_of_amount(question: str) -> re.Pattern[str] | None:
     """What an amount of the kind the question asks for looks like: a price, or a figure in

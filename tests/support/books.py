@@ -13,6 +13,8 @@ from ingest_scripts.manifest import Manifest
 from ingest_scripts.pipeline import ingest, plan_book
 
 SHARED_BOOK = Path(__file__).resolve().parents[3] / "shared" / "corpora" / "physical-ai-book"
+REDUX_DOCS = SHARED_BOOK.parent / "redux-docs"
+PROJECT_QUESTIONS = Path(__file__).resolve().parents[2] / "eval" / "questions"
 SAMPLE_BOOK = Path(__file__).resolve().parents[2] / "sample_book"
 EVAL_QUESTIONS = SHARED_BOOK.parents[1] / "eval" / "dev.jsonl"
 

@@ -86,12 +86,43 @@ async def test_answers_from_the_book_with_checked_citations(real_library: Librar
     assert streamed == answer.text  # the stream shows exactly what the reader ends up with
 
 
-async def test_off_topic_question_is_declined_without_citations(real_library: Library) -> None:
-    answer, streamed = await ask(real_library.engine(), "What is the best pizza topping?")
+@pytest.mark.parametrize("question", ["What is the best pizza topping?", "What's the weather today?"])
+async def test_off_topic_question_gets_the_scope_of_the_book(real_library: Library, question: str) -> None:
+    """The spec's scenario: "That question is outside the scope of this … book. I can help
+    you with questions about ROS2, sensors, NVIDIA Isaac, or vision-language-action models"."""
+    answer, streamed = await ask(real_library.engine(), question)
     assert answer.status == "not_found" and answer.confidence == "not_found"
     assert answer.citations == []
-    assert answer.text.startswith("I couldn't find this in the book")
+    assert answer.text.startswith("That question is outside the scope of this book.")
+    modules = [s.lesson for s in answer.suggestions]
+    assert len(modules) >= 4 and all(m.startswith("Module") for m in modules[:4])
+    assert "Vision-Language-Action" in modules[3]
     assert streamed == ""  # the NOT_IN_BOOK marker never reaches the reader
+
+
+async def test_a_question_about_the_books_central_topic_is_answered_from_its_lesson(
+    real_library: Library,
+) -> None:
+    """"What is ROS2?" (the spec's first example) names a topic found all over the book, and
+    asks what it is: the lesson that introduces it answers, for every model."""
+    answer, _ = await ask(real_library.engine(), "What is ROS2?")
+    assert answer.status == "found"
+    assert answer.citations[0].source_path.endswith("01-ros2-nervous-system/01-ros2-fundamentals.md")
+    assert "middleware" in answer.text
+
+
+async def test_markup_in_a_question_is_not_part_of_it(real_library: Library) -> None:
+    answer, _ = await ask(real_library.engine(), "<script>alert('hi')</script> What is URDF?")
+    assert answer.status == "found"
+    assert answer.citations[0].source_path.endswith("04-urdf-humanoid-basics.md")
+    assert "alert" not in answer.text and "<script>" not in answer.text
+
+
+async def test_a_plural_acronym_is_its_acronym(real_library: Library) -> None:
+    """"How do VLAs use ROS2?": the book writes VLA; the plural found nothing before."""
+    answer, _ = await ask(real_library.engine(), "How do VLAs use ROS2?")
+    assert answer.status == "found"
+    assert "04-vision-language-action/" in answer.citations[0].source_path
 
 
 async def test_vague_question_gets_the_books_topics(real_library: Library) -> None:

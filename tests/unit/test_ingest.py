@@ -21,9 +21,11 @@ from typer.testing import CliRunner
 
 from backend.cli import app
 from backend.retrieval import lexical
+from backend.retrieval.calibration import calibrate
 from backend.retrieval.embeddings import LocalEmbedder
 from backend.retrieval.index import BookIndex
 from backend.retrieval.models import Chunk
+from backend.retrieval.search import Retriever
 from ingest_scripts.pipeline import IngestError, IngestReport, ingest, plan_book
 from tests.support.books import SHARED_BOOK, local_embedder, write_book
 
@@ -118,13 +120,26 @@ def test_first_ingest_embeds_everything(book: Path, index: BookIndex, embedder: 
     assert (report.pages, report.chunks, report.embedded, report.reused) == (3, 6, 6, 0)
     assert not report.unchanged and report.rebuild_reason is None
     assert report.collection == index.current_collection()
-    assert index.metadata() == {
+    metadata = index.metadata()
+    assert metadata.pop("calibration") == report.calibration.model_dump()
+    assert metadata == {
         "embedder": embedder.name, "dimension": 384, "book": "tiny", "analyzer": lexical.ANALYZER}
     chunks, vectors, _ = index.chunks_with_vectors()
     assert len(chunks) == 6 and all(len(v) == 384 for v in vectors)
     assert {c.module for c in chunks if c.source_path.startswith("01-a/")} == {"Part A"}
     assert {c.module for c in chunks if c.source_path.startswith("02-b/")} == {""}
     assert [p.source_path for p in index.pages()] == ["01-a/01-one.md", "01-a/02-two.md", "02-b/01-three.md"]
+
+
+def test_ingest_calibrates_the_book_deterministically(
+    book: Path, index: BookIndex, embedder: LocalEmbedder
+) -> None:
+    """What an everyday question scores on this book is measured at ingest, stored with the
+    build, and the same when measured again (an index without it is measured at load)."""
+    report = run(book, index, embedder)
+    assert report.calibration is not None and report.calibration.probes >= 30
+    assert 0 < report.calibration.off_topic_similarity < 1
+    assert calibrate(Retriever(index, embedder)) == report.calibration
 
 
 def test_unchanged_book_is_not_re_embedded(book: Path, index: BookIndex, embedder: LocalEmbedder) -> None:
@@ -205,7 +220,9 @@ def test_a_different_embedding_model_forces_a_clean_rebuild(
     assert report.rebuild_reason and embedder.name in report.rebuild_reason
     assert hashing.name in report.rebuild_reason
     assert report.embedded == report.chunks == 6 and report.reused == 0
-    assert index.metadata() == {
+    metadata = index.metadata()
+    assert metadata.pop("calibration") == report.calibration.model_dump()  # measured anew
+    assert metadata == {
         "embedder": hashing.name, "dimension": 64, "book": "tiny", "analyzer": lexical.ANALYZER}
     assert all(len(v) == 64 for v in index.chunks_with_vectors()[1])
     assert collection_names(index.client) == [report.collection]

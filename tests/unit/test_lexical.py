@@ -63,3 +63,8 @@ def test_scoped_bm25_ranks_as_qdrant_does(served: tuple[BookIndex, BookCorpus]) 
 def test_words_the_book_never_uses_rank_nothing(served: tuple[BookIndex, BookCorpus]) -> None:
     _, corpus = served
     assert corpus.rank_lexical("sourdough croissant", 10, {}) == []
+
+
+def test_an_acronyms_plural_has_the_acronyms_terms() -> None:
+    assert lexical.terms("VLAs and GPUs", compounds=False) == lexical.terms("VLA and GPU", compounds=False)
+    assert lexical.terms("Is it ROS2?", compounds=False) == ["ros", "2"]  # "Is" is no plural

@@ -76,6 +76,36 @@ async def test_model_saying_not_in_book_gives_the_fixed_message(motors_data: Pat
     assert streamed == ""
 
 
+@pytest.mark.parametrize(
+    ("question", "lead"),
+    [
+        ("Will it rain in Lisbon tomorrow afternoon?", "That question is outside the scope of this book."),
+        ("How many steps per revolution does a stepper motor's driver use in microstepping?",
+         "I couldn't find this in the book"),
+    ],
+)
+async def test_an_llms_decline_is_graded_with_the_books_calibration(
+    motors_data: Path, fake_model, question: str, lead: str
+) -> None:
+    """Whether a declined question is outside the book's scope (the scope message) or near a
+    lesson (that lesson suggested) is decided by the calibration measured on this book at
+    ingest, whatever model declined it."""
+    fake, url = fake_model
+    fake.script = [
+        Reply(tool_calls=[("search_book_content", {"query": question})]),
+        Reply(text="NOT_IN_BOOK"),
+    ]
+    lib = library(motors_data, url)
+    try:
+        calibration = lib.engine().retriever.calibration
+        answer, _ = await ask(lib.engine(), question)
+    finally:
+        lib.close()
+    assert calibration.probes >= 30
+    assert answer.status == "not_found" and answer.text.startswith(lead)
+    assert answer.suggestions  # the book's topics, or the lessons near the question
+
+
 async def test_an_answer_without_valid_citations_is_not_passed_off_as_found(motors_data: Path, fake_model) -> None:
     fake, url = fake_model
     fake.script = [Reply(text="Servos are powered by tiny hamsters [S7].")]  # no tool call at all

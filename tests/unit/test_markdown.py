@@ -489,3 +489,46 @@ def test_mdx_comment_syntax_inside_code_is_code() -> None:
     text = "\n".join(c.text for c in chunks_of(source, "01-mod/01-page.mdx"))
     assert "<Tabs>{/* keep me */}" in text and "me too */}</Tabs>" in text
     assert "editor's" not in text and "Shown after the comment." in text
+
+
+def test_passages_read_as_the_page_shows_them() -> None:
+    """Links become their text (inline, by reference, collapsed, shortcut), images, HTML
+    comments (also across blank lines), tags and admonition fences go; code keeps all of it."""
+    source = f"""# T
+
+## S
+
+{paragraph(40)} See [Part 4: Store](./part-4-store.md) and ![image](/img/diagram.png) in
+[its documentation][cargo], [cargo][] or [Cargo]; `<robot>` and `[a](b.md)` are code, and
+array[0] is no link.
+
+<!-- manual-regeneration
+cd listings
+
+and run it -->
+
+:::warning Mutations
+
+Never mutate state. <!-- editors: check this --> Copy it <span>first</span>.
+
+:::
+
+| tool | docs |
+|---|---|
+| cargo | [guide](guide.md) |
+
+```md
+[kept](as-is.md) <!-- in code --> ![kept](too.png)
+```
+
+[cargo]: https://doc.rust-lang.org/cargo
+"""
+    text = "\n".join(c.text for c in chunks_of(source))
+    assert "See Part 4: Store and in its documentation, cargo or Cargo;" in " ".join(text.split())
+    assert "`<robot>` and `[a](b.md)` are code" in text and "array[0] is no link" in text
+    assert "manual-regeneration" not in text and "and run it" not in text and "<!--" not in text.split("```md")[0]
+    assert ":::" not in text and "Mutations" not in text
+    assert "Never mutate state. Copy it first." in " ".join(text.split())
+    assert "| cargo | guide |" in text
+    assert "[kept](as-is.md) <!-- in code --> ![kept](too.png)" in text
+    assert "https://doc.rust-lang.org" not in text and "](" not in text.split("```md")[0].replace("`[a](b.md)`", "")

@@ -136,3 +136,17 @@ def test_the_context_a_query_carries_in_parentheses_can_be_set_aside() -> None:
     parts = part_queries("What does the sensor measure, and how far can it see?", history)
     assert lexical.without_context(parts["how far can it see"]) == "how far can it see"
     assert lexical.without_context("What is SLAM (mapping)?") == "What is SLAM (mapping)?"
+
+
+@pytest.mark.parametrize(
+    ("typed", "asked"),
+    [
+        ("<script>alert('hi')</script> What is URDF?", "What is URDF?"),
+        ("<img src=x onerror=alert(1)>What is a <b>node</b>?", "What is a node?"),
+        ("Why is x < 3 &amp; y > 2? <!-- note -->", "Why is x < 3 & y > 2?"),
+        ("How do I type useSelector<RootState> and Array<string>?",
+         "How do I type useSelector<RootState> and Array<string>?"),
+    ],
+)
+def test_a_question_is_read_without_its_markup(typed: str, asked: str) -> None:
+    assert Question(text=typed).text == asked
