@@ -1,6 +1,7 @@
-"""`lectern ingest`: index a Docusaurus docs folder."""
+"""`lectern ingest`: index a folder of markdown (Docusaurus, MkDocs, mdBook or plain)."""
 
 import json
+from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
@@ -12,11 +13,13 @@ from rich.table import Table
 from backend.config import Settings
 from backend.retrieval.embeddings import EmbeddingError, make_embedder
 from backend.retrieval.index import BookIndex, IndexUnavailable, open_client, validate_book_id
+from ingest_scripts.layouts import LAYOUTS, LayoutError
 from ingest_scripts.manifest import Manifest
 from ingest_scripts.markdown import FrontMatterError, estimate_tokens
 from ingest_scripts.pipeline import BookPlan, IngestError, IngestReport, ingest, plan_book
 
 err = Console(stderr=True, soft_wrap=True)
+LayoutChoice = Enum("LayoutChoice", {name: name for name in LAYOUTS}, type=str)
 
 
 def fail(message: str) -> typer.Exit:
@@ -25,7 +28,8 @@ def fail(message: str) -> typer.Exit:
 
 
 def ingest_command(
-    path: Annotated[Path, typer.Argument(help="The docs folder (markdown/MDX with front matter).")],
+    path: Annotated[Path, typer.Argument(
+        help="The docs folder (Docusaurus docs/, an MkDocs or mdBook project, or plain markdown).")],
     book: Annotated[str, typer.Option(help="Book id: lower-case letters, digits, - or _.")],
     base_url: Annotated[str, typer.Option(help="Site origin for citation links.")] = "",
     data_dir: Annotated[
@@ -34,6 +38,9 @@ def ingest_command(
     manifest: Annotated[
         Path | None, typer.Option(help="lectern-manifest.json written by the Docusaurus plugin.")
     ] = None,
+    layout: Annotated[LayoutChoice | None, typer.Option(
+        help="How the site publishes the markdown [default: detected from docusaurus.config.*, "
+        "mkdocs.yml, book.toml/SUMMARY.md; else docusaurus]")] = None,
     dry_run: Annotated[bool, typer.Option(help="Print the chunk plan; embed nothing.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
@@ -43,7 +50,7 @@ def ingest_command(
     try:
         validate_book_id(book)
         loaded_manifest = Manifest.load(manifest) if manifest else None
-        plan = plan_book(path, book, base_url, loaded_manifest)
+        plan = plan_book(path, book, base_url, loaded_manifest, layout.value if layout else None)
         if dry_run:
             print_plan(out, plan, json_output)
             return
@@ -58,7 +65,7 @@ def ingest_command(
                 plan, index, embedder,
                 on_progress=lambda done, total: progress.update(task, completed=done, total=total),
             )
-    except (IngestError, FrontMatterError, IndexUnavailable, EmbeddingError, ValueError) as exc:
+    except (IngestError, FrontMatterError, LayoutError, IndexUnavailable, EmbeddingError, ValueError) as exc:
         raise fail(str(exc)) from None
     if json_output:
         typer.echo(report.model_dump_json(indent=2))
@@ -83,7 +90,7 @@ def print_summary(out: Console, report: IngestReport) -> None:
     if report.rebuild_reason:
         out.print(f"[yellow]rebuilt from scratch:[/] {report.rebuild_reason}")
     out.print(
-        f"[green]✓[/] {report.book}: {report.pages} pages, {report.chunks} chunks "
+        f"[green]✓[/] {report.book} ({report.layout}): {report.pages} pages, {report.chunks} chunks "
         f"({report.embedded} embedded, {report.reused} reused, {report.removed} removed) in {report.seconds:.1f}s"
     )
     if report.calibration:

@@ -7,6 +7,7 @@ imports/exports and JSX tags, with character offsets into the source file.
 
 import math
 import re
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -45,8 +46,12 @@ _INLINE = re.compile(
     r"|\[(?P<text>[^\]]*)\](?:\((?P<target>[^)]*)\)|\[(?P<label>[^\]]*)\])?",
     re.DOTALL,
 )
-# Docusaurus admonitions (`:::note Title` … `:::`): the fences are markup, the content prose.
-_ADMONITION_FENCE = re.compile(r"^[ \t]*:::+[^\n]*\n?", re.MULTILINE)
+# Admonitions: Docusaurus fences (`:::note Title` … `:::`) and the MkDocs / Python-Markdown
+# opener (`!!! note "Title"`, collapsible `???`), whose content is indented by four spaces: the
+# markers are markup, the content prose.
+_ADMONITION_FENCE = re.compile(
+    r"^[ \t]*(?::::+|(?:!!!|\?\?\?\+?)[ \t]+[\w-]+)[^\n]*\n?", re.MULTILINE
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
 _QUIZ_QUESTION = re.compile(r"^\s*question\s*\d+", re.IGNORECASE)
 _QUIZ_ANSWER = re.compile(r"^\W*(correct\s+|sample\s+|reveal\s+)?answers?\b", re.IGNORECASE | re.MULTILINE)
@@ -131,10 +136,11 @@ def plain_text(markdown: str) -> str:
     return _INLINE_MARKUP.sub("", text).strip()
 
 
-def first_heading(body: str, level: int = 1) -> str | None:
+def first_heading(body: str, level: int | None = 1) -> str | None:
+    """The text of the body's first heading of `level` (of any level when None)."""
     tokens = _md.parse(body)
     for i, token in enumerate(tokens):
-        if token.type == "heading_open" and token.tag == f"h{level}":
+        if token.type == "heading_open" and (level is None or token.tag == f"h{level}"):
             return plain_text(split_custom_id(tokens[i + 1].content)[0])
     return None
 
@@ -167,9 +173,11 @@ def parse_blocks(source: str, body_start: int) -> list[Block]:
     references = frozenset(env.get("references", {}))
     blocks: list[Block] = []
     comment_end = ""  # set while inside a comment that spans blocks
+    opener = False  # the block before was an admonition's opener
     for i, token in enumerate(tokens):
         if token.level != 0 or token.map is None or token.nesting == -1:
             continue
+        after_opener, opener = opener, False
         first, last = token.map
         start, end = line_starts[first], line_starts[min(last, len(line_starts) - 1)]
         raw = body[start:end].rstrip("\n")
@@ -177,6 +185,8 @@ def parse_blocks(source: str, body_start: int) -> list[Block]:
         if token.type == "heading_open":
             kind, level = "heading", int(token.tag[1])
             raw = tokens[i + 1].content
+        elif token.type == "code_block" and after_opener:
+            raw = textwrap.dedent(raw)  # an MkDocs admonition's body: prose, not code
         elif token.type in ("fence", "code_block"):
             kind = "fence"
         elif token.type == "table_open":
@@ -196,6 +206,7 @@ def parse_blocks(source: str, body_start: int) -> list[Block]:
             if opened:
                 at, start = min(opened)
                 raw, comment_end = raw[:at], _COMMENTS[start]
+            opener = kind == "text" and bool(_ADMONITION_FENCE.fullmatch(raw.strip() + "\n"))
             raw = as_shown(raw, references).strip()
             if not raw:
                 continue
@@ -235,9 +246,10 @@ def drop_unanswered_questions(blocks: list[Block]) -> tuple[list[Block], int]:
     return kept, len(dropped)
 
 
-def sections_of(blocks: list[Block]) -> list[Section]:
-    """Groups blocks under their heading; the page's H1 is its title, not a section."""
-    slugger = HeadingSlugger()
+def sections_of(blocks: list[Block], slugger: HeadingSlugger | None = None) -> list[Section]:
+    """Groups blocks under their heading; the page's H1 is its title, not a section. Anchors
+    are made by `slugger` (Docusaurus's by default)."""
+    slugger = slugger or HeadingSlugger()
     stack: list[tuple[int, str]] = []
     sections = [Section(path=[], heading="", anchor="")]
     for block in blocks:
@@ -336,11 +348,17 @@ def chunk_page(
     lesson_id: str,
     front_matter: dict,
     body_start: int,
+    slugger: HeadingSlugger | None = None,
+    title_from_any_heading: bool = False,
 ) -> ParsedPage:
+    """`slugger` makes heading anchors as the site's generator does; without a front matter
+    title, the page's `#` heading is its title, or its first heading of any level when
+    `title_from_any_heading`."""
     tags = _string_list(front_matter.get("tags"))
     kind = page_kind(source_path, tags)
     body = source[body_start:]
-    title = str(front_matter.get("title") or first_heading(body) or _humanize(source_path))
+    heading = first_heading(body, None if title_from_any_heading else 1)
+    title = str(front_matter.get("title") or heading or _humanize(source_path))
     page = Page(
         book=book,
         lesson_id=lesson_id,
@@ -359,7 +377,7 @@ def chunk_page(
     if kind == "quiz":
         blocks, dropped = drop_unanswered_questions(blocks)
     chunks: list[Chunk] = []
-    for section in _fold_small_sections(sections_of(blocks)):
+    for section in _fold_small_sections(sections_of(blocks, slugger)):
         previous: list[Block] | None = None
         for part in _pack(section):
             text = "\n\n".join(b.text for b in part)

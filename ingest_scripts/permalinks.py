@@ -12,6 +12,7 @@
 import posixpath
 import re
 import unicodedata
+from collections.abc import Callable
 from pathlib import PurePosixPath
 
 _NUMBER_PREFIX = re.compile(r"^\d+\s*[-_.]+\s*(?=[^-_.\s])")
@@ -83,9 +84,14 @@ def slugify(text: str) -> str:
 
 
 class HeadingSlugger:
-    """Gives each heading of one page a unique anchor, as github-slugger does."""
+    """Gives each heading of one page a unique anchor, as github-slugger does by default
+    (`slug`, `slug-1`, `slug-2`); other generators pass their own slug and suffix."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, slug: Callable[[str], str] = slugify, duplicate: str = "{slug}-{n}"
+    ) -> None:
+        self._slug = slug
+        self._duplicate = duplicate
         self._seen: dict[str, int] = {}
 
     def anchor(self, heading_text: str) -> str:
@@ -93,11 +99,11 @@ class HeadingSlugger:
         if custom:
             self._seen[custom] = self._seen.get(custom, 0)
             return custom
-        base = slugify(text.strip())
+        base = self._slug(text.strip())
         slug = base
         while slug in self._seen:
             self._seen[base] += 1
-            slug = f"{base}-{self._seen[base]}"
+            slug = self._duplicate.format(slug=base, n=self._seen[base])
         self._seen[slug] = 0
         return slug
 

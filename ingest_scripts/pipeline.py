@@ -14,9 +14,10 @@ from backend.retrieval.embeddings import Embedder
 from backend.retrieval.index import BookIndex
 from backend.retrieval.models import Chunk, Page
 from backend.retrieval.search import Retriever
+from ingest_scripts.layouts import LayoutName, detect_layout
 from ingest_scripts.manifest import Manifest
 from ingest_scripts.markdown import chunk_page, first_heading, split_front_matter
-from ingest_scripts.permalinks import doc_id, is_index_page, page_url, permalink
+from ingest_scripts.permalinks import is_index_page, page_url
 
 MARKDOWN_SUFFIXES = (".md", ".mdx")
 EMBED_BATCH = 64
@@ -28,6 +29,7 @@ class IngestError(RuntimeError):
 
 class IngestReport(BaseModel):
     book: str
+    layout: str
     pages: int
     chunks: int
     embedded: int
@@ -48,6 +50,7 @@ class BookPlan:
     chunks: list[Chunk]
     dropped_questions: int
     skipped_files: list[str]
+    layout: str = "docusaurus"
 
 
 ProgressCallback = Callable[[int, int], None]
@@ -97,35 +100,46 @@ def folder_titles(root: Path, files: list[Path]) -> dict[str, str]:
 
 
 def plan_book(
-    root: Path, book: str, base_url: str = "", manifest: Manifest | None = None
+    root: Path,
+    book: str,
+    base_url: str = "",
+    manifest: Manifest | None = None,
+    layout_name: LayoutName | None = None,
 ) -> BookPlan:
-    files = discover(root)
+    """The pages and chunks of the book in `root`, published as its generator (`layout_name`,
+    or the one detected) publishes them."""
+    layout = detect_layout(root, layout_name)
+    files, left_out = layout.pages(discover(root))
     titles = folder_titles(root, files)
     pages: list[Page] = []
     chunks: list[Chunk] = []
     dropped = 0
-    skipped: list[str] = []
+    skipped = [path.relative_to(root).as_posix() for path in left_out]
     for path in files:
         rel = path.relative_to(root).as_posix()
+        on_site = path.relative_to(layout.docs).as_posix()
         source = _read(path, rel)
         front_matter, body_start = split_front_matter(source, rel)
         if front_matter.get("draft") is True or front_matter.get("unlisted") is True:
             skipped.append(rel)
             continue
-        fm_id = str(front_matter["id"]) if front_matter.get("id") else None
-        fm_slug = str(front_matter["slug"]) if front_matter.get("slug") else None
         entry = manifest.entry(rel) if manifest else None
-        path_url = entry.permalink if entry else permalink(rel, front_matter_id=fm_id, slug=fm_slug)
+        path_url = entry.permalink if entry else layout.url_path(on_site, front_matter)
         folder = Path(rel).parent.as_posix()
+        module = layout.module_of(on_site)
+        if module is None:
+            module = titles.get(folder, "") if folder != "." else ""
         parsed = chunk_page(
             source,
             rel,
             book=book,
-            module=titles.get(folder, "") if folder != "." else "",
+            module=module,
             url=page_url(base_url, path_url),
-            lesson_id=entry.id if entry else doc_id(rel, fm_id),
+            lesson_id=entry.id if entry else layout.page_id(on_site, front_matter),
             front_matter=front_matter,
             body_start=body_start,
+            slugger=layout.slugger(),
+            title_from_any_heading=layout.title_from_any_heading,
         )
         if entry:
             parsed.chunks = [entry.apply_anchor(c) for c in parsed.chunks]
@@ -135,7 +149,7 @@ def plan_book(
         pages.append(parsed.page)
         chunks.extend(parsed.chunks)
         dropped += parsed.dropped_questions
-    return BookPlan(pages, chunks, dropped, skipped)
+    return BookPlan(pages, chunks, dropped, skipped, layout.name)
 
 
 def ingest(
@@ -169,6 +183,7 @@ def ingest(
     )
     report = IngestReport(
         book=book,
+        layout=plan.layout,
         pages=len(plan.pages),
         chunks=len(plan.chunks),
         embedded=0,

@@ -1,0 +1,232 @@
+"""How each generator publishes a folder of markdown: which files become pages, in what order,
+under which module, at which URL, with which heading anchors.
+
+- docusaurus: `docusaurus.config.*`, or no other generator's file (the default): permalinks.py;
+- mkdocs: `mkdocs.yml` (pages under its `docs_dir`): `a/b.md` → `a/b/` (`a/b.html` with
+  `use_directory_urls: false`), anchors as Python-Markdown's toc makes them, modules and order
+  from `nav`;
+- mdbook: `book.toml` or `SUMMARY.md` (pages under `src`): only the chapters SUMMARY.md lists,
+  in its order, `ch01.md` → `ch01.html` (`README.md` → `index.html`), anchors as mdBook makes
+  them, a chapter's module is its part or top-level chapter;
+- plain: markdown as a repository browser shows it: `a/b.md#anchor`, GitHub's anchors.
+
+Docusaurus reads the title from front matter or the page's `#` heading; the others take the
+page's first heading of any level (mdBook books often open chapters with `##`).
+"""
+
+import re
+import unicodedata
+from abc import ABC, abstractmethod
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+import yaml
+
+from ingest_scripts.permalinks import HeadingSlugger, doc_id, permalink
+
+LayoutName = Literal["docusaurus", "mkdocs", "mdbook", "plain"]
+LAYOUTS: tuple[LayoutName, ...] = ("docusaurus", "mkdocs", "mdbook", "plain")
+
+
+class LayoutError(ValueError):
+    """A generator's configuration that cannot be read; the message names the file."""
+
+
+class Layout(ABC):
+    name: LayoutName
+    title_from_any_heading = True
+
+    def __init__(self, root: Path):
+        self.root = root  # the folder given to `lectern ingest`
+        self.docs = root  # where the pages are (URLs are relative to it)
+
+    def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
+        """The files the generator publishes, in reading order, and those it leaves out."""
+        return files, []
+
+    def module_of(self, rel: str) -> str | None:
+        """The page's module when the generator's configuration says it; None otherwise (the
+        folder's title is used)."""
+        return None
+
+    @abstractmethod
+    def url_path(self, rel: str, front_matter: dict) -> str:
+        """The page's path (no origin); `rel` is relative to `docs`."""
+
+    def page_id(self, rel: str, front_matter: dict) -> str:
+        return doc_id(rel, str(front_matter["id"]) if front_matter.get("id") else None)
+
+    def slugger(self) -> HeadingSlugger:
+        return HeadingSlugger()
+
+
+class Docusaurus(Layout):
+    name = "docusaurus"
+    title_from_any_heading = False
+
+    def url_path(self, rel: str, front_matter: dict) -> str:
+        fm_id = str(front_matter["id"]) if front_matter.get("id") else None
+        fm_slug = str(front_matter["slug"]) if front_matter.get("slug") else None
+        return permalink(rel, front_matter_id=fm_id, slug=fm_slug)
+
+
+class Plain(Layout):
+    name = "plain"
+
+    def url_path(self, rel: str, front_matter: dict) -> str:
+        return "/" + rel
+
+
+def _mkdocs_slug(text: str) -> str:
+    """Python-Markdown's toc slugify: ASCII only, word characters, spaces and hyphens."""
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
+
+
+def _mdbook_slug(text: str) -> str:
+    """mdBook's normalize_id: alphanumerics, `_` and `-` (ASCII lower-cased), each space a `-`."""
+    kept = (
+        ch.lower() if ch.isascii() else ch
+        for ch in text
+        if ch.isalnum() or ch in "_-" or ch.isspace()
+    )
+    return "".join("-" if ch.isspace() else ch for ch in kept)
+
+
+class MkDocs(Layout):
+    name = "mkdocs"
+
+    def __init__(self, root: Path):
+        super().__init__(root)
+        project = root if (root / "mkdocs.yml").is_file() else root.parent  # or its docs folder
+        config = _yaml(project / "mkdocs.yml") if (project / "mkdocs.yml").is_file() else {}
+        docs = project / str(config.get("docs_dir") or "docs")
+        self.docs = docs if docs.is_dir() and docs.is_relative_to(root) else root
+        self.directory_urls = config.get("use_directory_urls", True) is not False
+        self.order: list[str] = []
+        self.modules: dict[str, str] = {}
+        self._read_nav(config.get("nav") or [], "")
+
+    @staticmethod
+    def found(root: Path) -> bool:
+        return (root / "mkdocs.yml").is_file() or (root.parent / "mkdocs.yml").is_file()
+
+    def _read_nav(self, entries: object, module: str) -> None:
+        for entry in entries if isinstance(entries, list) else []:
+            items = entry.items() if isinstance(entry, dict) else [("", entry)]
+            for title, target in items:
+                if isinstance(target, list):  # a section: its title is its pages' module
+                    self._read_nav(target, module or str(title))
+                elif isinstance(target, str) and target.endswith((".md", ".markdown")):
+                    self.order.append(target.removeprefix("./"))
+                    self.modules[target.removeprefix("./")] = module
+
+    def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
+        inside = [p for p in files if p.is_relative_to(self.docs)]
+        position = {rel: i for i, rel in enumerate(self.order)}
+        ordered = sorted(inside, key=lambda p: position.get(p.relative_to(self.docs).as_posix(), len(position)))
+        return ordered, [p for p in files if p not in inside]
+
+    def module_of(self, rel: str) -> str | None:
+        return self.modules.get(rel)
+
+    def url_path(self, rel: str, front_matter: dict) -> str:
+        path = PurePosixPath(rel)
+        stem = path.name.rsplit(".", 1)[0]
+        folder = "" if str(path.parent) == "." else f"{path.parent}/"
+        if stem.lower() in ("index", "readme"):
+            return f"/{folder}" if self.directory_urls else f"/{folder}index.html"
+        return f"/{folder}{stem}/" if self.directory_urls else f"/{folder}{stem}.html"
+
+    def slugger(self) -> HeadingSlugger:
+        return HeadingSlugger(_mkdocs_slug, duplicate="{slug}_{n}")
+
+
+_SUMMARY_LINK = re.compile(r"^(?P<indent>\s*)(?:[-*+]|\d+\.)?\s*\[(?P<title>[^\]]*)\]\((?P<target>[^)]*)\)")
+_SUMMARY_PART = re.compile(r"^#+\s+(?P<title>.+?)\s*$")
+
+
+class MdBook(Layout):
+    name = "mdbook"
+
+    def __init__(self, root: Path):
+        super().__init__(root)
+        src = "src"
+        if (root / "book.toml").is_file():
+            config = (root / "book.toml").read_text(encoding="utf-8")
+            match = re.search(r'^\s*src\s*=\s*"([^"]+)"', config, re.MULTILINE)
+            src = match.group(1) if match else src
+        self.docs = root / src if (root / src / "SUMMARY.md").is_file() else root
+        self.order: list[str] = []
+        self.modules: dict[str, str] = {}
+        self._read_summary(self.docs / "SUMMARY.md")
+
+    @staticmethod
+    def found(root: Path) -> bool:
+        return any((root / name).is_file() for name in ("book.toml", "SUMMARY.md", "src/SUMMARY.md"))
+
+    def _read_summary(self, summary: Path) -> None:
+        if not summary.is_file():
+            raise LayoutError(f"{summary}: mdBook's SUMMARY.md is missing")
+        part, chapter, first_heading = "", "", True
+        for line in summary.read_text(encoding="utf-8").splitlines():
+            if heading := _SUMMARY_PART.match(line):
+                part = "" if first_heading else heading["title"]  # the first is "# Summary"
+                first_heading = False
+                continue
+            link = _SUMMARY_LINK.match(line)
+            if not link or not link["target"].strip():  # a draft chapter has no file
+                continue
+            rel = link["target"].strip().removeprefix("./").split("#", 1)[0]
+            if not link["indent"]:
+                chapter = link["title"]
+            self.order.append(rel)
+            self.modules[rel] = (part or link["title"]) if not link["indent"] else chapter
+
+    def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
+        """Only what SUMMARY.md lists is published."""
+        by_rel = {p.relative_to(self.docs).as_posix(): p for p in files if p.is_relative_to(self.docs)}
+        listed = [by_rel[rel] for rel in dict.fromkeys(self.order) if rel in by_rel]
+        return listed, [p for p in files if p not in listed]
+
+    def module_of(self, rel: str) -> str | None:
+        return self.modules.get(rel)
+
+    def url_path(self, rel: str, front_matter: dict) -> str:
+        path = PurePosixPath(rel)
+        name = "index" if path.name.lower() == "readme.md" else path.name.rsplit(".", 1)[0]
+        folder = "" if str(path.parent) == "." else f"{path.parent}/"
+        return f"/{folder}{name}.html"
+
+    def slugger(self) -> HeadingSlugger:
+        return HeadingSlugger(_mdbook_slug)
+
+
+_DETECTED: tuple[type[MdBook] | type[MkDocs], ...] = (MdBook, MkDocs)
+_BY_NAME: dict[str, type[Layout]] = {
+    "docusaurus": Docusaurus, "mkdocs": MkDocs, "mdbook": MdBook, "plain": Plain,
+}
+
+
+def detect_layout(root: Path, name: LayoutName | None = None) -> Layout:
+    """The named layout, else the generator whose configuration is in `root` (or, for a docs
+    folder given directly, beside it), else Docusaurus."""
+    if name:
+        return _BY_NAME[name](root)
+    return next((cls(root) for cls in _DETECTED if cls.found(root)), Docusaurus(root))
+
+
+def _yaml(path: Path) -> dict:
+    """A generator's YAML configuration; tags such as `!!python/name:…` are read as nothing."""
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader)  # a SafeLoader
+    except (OSError, yaml.YAMLError) as exc:
+        raise LayoutError(f"{path}: cannot read ({exc})") from exc
+    return data if isinstance(data, dict) else {}
+

@@ -1,0 +1,193 @@
+"""Markdown published by other generators: mdBook and MkDocs projects get their real titles,
+modules, order, URLs and anchors; MkDocs's are checked against a real `mkdocs build`."""
+
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from ingest_scripts.layouts import MdBook, MkDocs, detect_layout
+from ingest_scripts.pipeline import plan_book
+from tests.support.books import write_book
+
+PROSE = (
+    "It is written out at some length so that the section makes a passage of its own here. "
+    "Small sections are read together with the next one, which would hide the anchor we check, "
+    "so each section holds a few sentences like these ones."
+)
+
+MDBOOK = {
+    "book.toml": '[book]\ntitle = "Cargo by Example"\nsrc = "src"\n',
+    "src/SUMMARY.md": """# Summary
+
+[Foreword](foreword.md)
+
+# Getting Started
+
+- [Getting Started](ch01-00-getting-started.md)
+    - [Installation](ch01-01-installation.md)
+    - [Hello, Cargo!](ch01-03-hello-cargo.md)
+- [A draft chapter]()
+
+# Advanced Topics
+
+1. [Packages](ch07-00-packages.md)
+""",
+    "src/foreword.md": f"# Foreword\n\nThis book teaches Cargo. {PROSE}\n",
+    "src/ch01-00-getting-started.md": f"# Getting Started\n\nLet us start. {PROSE}\n",
+    "src/ch01-01-installation.md": (
+        f"## Installation\n\nInstall the toolchain with rustup. {PROSE}\n\n"
+        f"### Installing on Linux or macOS\n\nRun the installer script. {PROSE}\n"
+    ),
+    "src/ch01-03-hello-cargo.md": f"""## Hello, Cargo!
+
+Cargo downloads [the libraries][crates] your code depends on. {PROSE}
+
+<!-- manual-regeneration
+cd listings/ch01/no-listing-hello
+cargo new hello_cargo
+-->
+
+### Building and Running a Cargo Project
+
+Build the project with `cargo build`. {PROSE}
+
+### Building and Running a Cargo Project
+
+The same heading again, as books sometimes have. {PROSE}
+
+[crates]: https://crates.io/
+""",
+    "src/ch07-00-packages.md": f"## Packages and Crates\n\nA crate is the smallest unit. {PROSE}\n",
+    "src/unlisted.md": f"# Unlisted\n\nNot in SUMMARY.md, so not published. {PROSE}\n",
+    "README.md": f"# Cargo by Example\n\nThe repository's own read-me. {PROSE}\n",
+}
+
+
+def test_an_mdbook_book_gets_its_titles_modules_order_and_urls(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "book", MDBOOK)
+    assert isinstance(detect_layout(root), MdBook)
+    plan = plan_book(root, "cargo", "https://example.org/book")
+    assert plan.layout == "mdbook"
+    pages = [(p.source_path, p.title, p.module, p.url) for p in plan.pages]
+    assert pages == [
+        ("src/foreword.md", "Foreword", "Foreword", "https://example.org/book/foreword.html"),
+        ("src/ch01-00-getting-started.md", "Getting Started", "Getting Started",
+         "https://example.org/book/ch01-00-getting-started.html"),
+        ("src/ch01-01-installation.md", "Installation", "Getting Started",
+         "https://example.org/book/ch01-01-installation.html"),
+        ("src/ch01-03-hello-cargo.md", "Hello, Cargo!", "Getting Started",
+         "https://example.org/book/ch01-03-hello-cargo.html"),
+        ("src/ch07-00-packages.md", "Packages and Crates", "Advanced Topics",
+         "https://example.org/book/ch07-00-packages.html"),
+    ]
+    assert set(plan.skipped_files) == {"README.md", "src/SUMMARY.md", "src/unlisted.md"}
+    anchors = [c.url.split("#", 1)[1] for c in plan.chunks if c.source_path.endswith("hello-cargo.md")]
+    # mdBook's ids: "Hello, Cargo!" → hello-cargo; a repeated heading gets -1
+    assert anchors == ["hello-cargo", "building-and-running-a-cargo-project",
+                       "building-and-running-a-cargo-project-1"]
+    text = "\n".join(c.text for c in plan.chunks)
+    assert "manual-regeneration" not in text and "[crates]" not in text and "crates.io" not in text
+    assert "Cargo downloads the libraries your code depends on." in text
+
+
+def test_mdbook_without_summary_is_a_clear_error(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "book", {"book.toml": "[book]\n", "src/a.md": "# A\n"})
+    with pytest.raises(ValueError, match="SUMMARY.md is missing"):
+        plan_book(root, "b")
+
+
+MKDOCS = {
+    "mkdocs.yml": """site_name: Widgets
+nav:
+  - Home: index.md
+  - 'User Guide':
+      - 'Writing Your Docs': user-guide/writing.md
+      - user-guide/configuration.md
+  - About: about.md
+markdown_extensions:
+  - admonition
+  - toc:
+      permalink: false
+""",
+    "docs/index.md": f"# Widgets\n\nWidgets make dashboards. {PROSE}\n\n## Getting started\n\nInstall with pip. {PROSE}\n",
+    "docs/user-guide/writing.md": (
+        f"# Writing your docs\n\nPages are markdown files. {PROSE}\n\n"
+        f"## File layout & naming\n\nPut pages under docs. {PROSE}\n\n"
+        f"## File layout & naming\n\nThe same heading twice. {PROSE}\n\n"
+        f"## Café déjà vu: `mkdocs.yml`!\n\nAccents and code in a heading. {PROSE}\n"
+    ),
+    "docs/user-guide/configuration.md": (
+        f"# Configuration\n\nEdit the config file. {PROSE}\n\n## Themes\n\nPick a theme. {PROSE}\n\n"
+        f'!!! warning "Mind the theme"\n\n    Themes may change how anchors look. {PROSE}\n\n'
+        f"??? note\n    Collapsed notes are prose too. {PROSE}\n"
+    ),
+    "docs/about.md": f"# About\n\nWho makes widgets. {PROSE}\n\n### License\n\nMIT licensed. {PROSE}\n",
+    "README.md": f"# Repository\n\nNot part of the site. {PROSE}\n",
+}
+
+
+class _Ids(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.ids.update(value for name, value in attrs if name == "id" and value)
+
+
+def test_an_mkdocs_project_links_to_pages_and_anchors_of_its_real_build(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "project", MKDOCS)
+    assert isinstance(detect_layout(root), MkDocs)
+    plan = plan_book(root, "widgets")
+    assert [(p.source_path, p.title, p.module) for p in plan.pages] == [
+        ("docs/index.md", "Widgets", ""),
+        ("docs/user-guide/writing.md", "Writing your docs", "User Guide"),
+        ("docs/user-guide/configuration.md", "Configuration", "User Guide"),
+        ("docs/about.md", "About", ""),
+    ]
+    assert plan.skipped_files == ["README.md"]
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml"),
+                    "-d", str(site)], check=True, capture_output=True)
+    checked = 0
+    for chunk in plan.chunks:
+        path, _, anchor = chunk.url.partition("#")
+        page = site / path.lstrip("/") / "index.html" if path.endswith("/") else site / path.lstrip("/")
+        assert page.is_file(), chunk.url
+        if anchor:
+            ids = _Ids()
+            ids.feed(page.read_text(encoding="utf-8"))
+            assert anchor in ids.ids, (chunk.url, sorted(ids.ids))
+            checked += 1
+    assert checked >= 5
+    text = "\n".join(c.text for c in plan.chunks)
+    assert "!!!" not in text and "???" not in text and "Mind the theme" not in text
+    assert "\nThemes may change how anchors look." in text  # prose, no longer indented as code
+    assert "Collapsed notes are prose too." in text
+    anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
+    assert {"file-layout-naming", "file-layout-naming_1", "cafe-deja-vu-mkdocsyml"} <= anchors
+
+
+def test_a_docs_folder_given_directly_finds_mkdocs_yml_beside_it(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "project", MKDOCS)
+    plan = plan_book(root / "docs", "widgets")
+    assert plan.layout == "mkdocs"
+    assert {p.url for p in plan.pages} == {"/", "/user-guide/writing/", "/user-guide/configuration/", "/about/"}
+    assert re.fullmatch(r"/user-guide/writing/#file-layout-naming(_1)?",
+                        next(c.url for c in plan.chunks if c.heading == "File layout & naming"))
+
+
+def test_plain_markdown_links_to_the_files_with_githubs_anchors(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "notes", {
+        "guide/intro.md": f"## Getting Started\n\nFirst steps. {PROSE}\n\n## Setup & Install\n\nSteps. {PROSE}\n",
+    })
+    plan = plan_book(root, "notes", "https://github.com/o/r/blob/main", layout_name="plain")
+    assert plan.pages[0].title == "Getting Started"
+    assert [c.url for c in plan.chunks] == [
+        "https://github.com/o/r/blob/main/guide/intro.md#getting-started",
+        "https://github.com/o/r/blob/main/guide/intro.md#setup--install",
+    ]
