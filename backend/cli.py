@@ -12,11 +12,11 @@ from rich.markdown import Markdown
 from rich.table import Table
 
 from backend.agent.agent import AnswerEngine, ModelUnavailable
-from backend.agent.context import Question, Turn
 from backend.agent.providers import ConfigError
 from backend.config import Settings
 from backend.engine import Library
 from backend.evaluation import load_questions, run, score, write_results
+from backend.question import Question, Turn
 from backend.retrieval.embeddings import EmbeddingError
 from backend.retrieval.index import BookNotIngested, IndexUnavailable
 from backend.retrieval.search import RetrievalMode

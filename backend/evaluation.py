@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from backend.agent.agent import AnswerEngine
-from backend.agent.context import Question, Turn
+from backend.question import Question, Turn
 
 Kind = Literal["answerable", "unanswerable", "selection", "followup", "cross_lesson"]
 CITING_KINDS = ("answerable", "selection", "followup", "cross_lesson")

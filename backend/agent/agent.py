@@ -9,14 +9,14 @@ from agents.stream_events import RawResponsesStreamEvent
 from openai import APIConnectionError, APIStatusError, APITimeoutError, RateLimitError
 from openai.types.responses import ResponseTextDeltaEvent
 
-from backend.agent.context import Question, RunState
 from backend.agent.prompts import INSTRUCTIONS, user_message
 from backend.agent.providers import ModelFactory
-from backend.agent.queries import HISTORY_EXCHANGES, asks_about_the_text
 from backend.agent.tools import TOOLS
 from backend.grounding import messages
 from backend.grounding.answer import Answer, book_overview, declined, ground, not_found, topics
 from backend.grounding.citations import CitationStream
+from backend.grounding.run import RunState
+from backend.question import HISTORY_EXCHANGES, Question, asks_about_the_text
 from backend.retrieval import lexical
 from backend.retrieval.search import BookCorpus, Retriever
 from backend.retrieval.sentences import asks_definition

@@ -29,11 +29,11 @@ from openai.types.responses import (
     ResponseTextDeltaEvent,
 )
 
-from backend.agent.context import Question
-from backend.agent.queries import asks_about_the_text, part_queries, standalone_query
 from backend.grounding.messages import NOT_IN_BOOK_MARKER
 from backend.grounding.status import ANSWERABLE
+from backend.question import Question, asks_about_the_text, part_queries, standalone_query
 from backend.retrieval import lexical
+from backend.retrieval.query import Query
 from backend.retrieval.sentences import sentence_texts, split_sentences
 
 MAX_SENTENCE_WINDOWS = 3
@@ -138,14 +138,14 @@ class OfflineAnswerModel(Model):
                      {"selected_text": question.selected_text, "lesson_id": question.lesson_id})]
         if not searches:
             if question.selected_text and any(o.get("found") for o in outputs):
-                query = f"{question.text} {question.selected_text}"
+                query = Query(f"{question.text} {question.selected_text}")
             else:
                 query = standalone_query(question.text, question.history)
-            return [("search_book_content", {"query": q}) for q in [query, *self.part_queries]]
+            return [_search_call(q) for q in [query, *self.part_queries]]
         retry = self._with_previous_exchange()
         found_little = max(s["support"] for s in self._whole_question(searches)) < ANSWERABLE
-        if retry and found_little and all(s["query"] != retry for s in searches):
-            return [("search_book_content", {"query": retry})]
+        if retry and found_little and all(_searched(s) != retry for s in searches):
+            return [_search_call(retry)]
         return []
 
     def _about_the_page(self) -> bool:
@@ -169,14 +169,14 @@ class OfflineAnswerModel(Model):
         return [("search_book_content", {"query": about, "lesson": lesson_id})]
 
     def _whole_question(self, searches: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [s for s in searches if s["query"] not in self.part_queries]
+        return [s for s in searches if _searched(s) not in self.part_queries]
 
-    def _with_previous_exchange(self) -> str | None:
+    def _with_previous_exchange(self) -> Query | None:
         history = self.question.history
         if not history or self.question.selected_text:
             return None
         exchange = " ".join(turn.content for turn in history[-2:])
-        return lexical.with_context(self.question.text, exchange[:PREVIOUS_EXCHANGE_CHARS])
+        return Query(self.question.text).leaning_on(exchange[:PREVIOUS_EXCHANGE_CHARS])
 
     def compose(self, outputs: list[dict[str, Any]]) -> str:
         """The best sentence windows of the main search that do not repeat each other, best
@@ -306,6 +306,18 @@ def _mentions(window: dict[str, Any], topic: frozenset[str]) -> bool:
 
 def _overlapping(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return a["text"][:60] in b["text"] or b["text"][:60] in a["text"]
+
+
+def _search_call(query: Query) -> tuple[str, dict[str, Any]]:
+    arguments: dict[str, Any] = {"query": query.text}
+    if query.context:
+        arguments["context"] = list(query.context)
+    return "search_book_content", arguments
+
+
+def _searched(search: dict[str, Any]) -> Query:
+    """The query a search tool output answered."""
+    return Query(search["query"], tuple(search.get("context") or ()))
 
 
 def _tool_call(name: str, arguments: dict[str, Any]) -> ResponseFunctionToolCall:

@@ -1,14 +1,15 @@
 """Instructions for answer models (LLMs read them; the offline model follows them by design)."""
 
-from backend.agent.context import Question
 from backend.grounding.messages import NOT_IN_BOOK_MARKER
+from backend.question import Question
 
 INSTRUCTIONS = f"""You answer readers' questions about one book, using ONLY passages returned by
 your tools in this conversation.
 
 How to work:
 1. Call search_book_content with a standalone search query (resolve "it", "that", "this" from
-   the conversation). If the reader selected a passage, first call get_selected_text_context.
+   the conversation, or keep the reader's words as the query and pass the earlier question they
+   lean on as `context`). If the reader selected a passage, first call get_selected_text_context.
    Search again with different words if the passages do not answer the question.
 2. Answer in a few plain sentences, in the book's own terms. After every sentence that uses a
    passage, cite it with its ref in square brackets, e.g. "Nodes are processes [S2]." Cite only

@@ -4,10 +4,10 @@ OpenAI-compatible server (vLLM, llama.cpp, Ollama) through `openai-compatible`."
 from agents import Model, OpenAIChatCompletionsModel
 from openai import AsyncOpenAI
 
-from backend.agent.context import Question
 from backend.agent.offline_model import MODEL_NAME as OFFLINE_MODEL_NAME
 from backend.agent.offline_model import OfflineAnswerModel
 from backend.config import Settings
+from backend.question import Question
 
 GEMINI_OPENAI_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
 DEFAULT_MODEL_NAMES = {"gemini": "gemini-2.5-flash", "openai": "gpt-4.1-mini"}

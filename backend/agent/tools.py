@@ -9,9 +9,10 @@ import json
 
 from agents import RunContextWrapper, function_tool
 
-from backend.agent.context import RunState
+from backend.grounding.run import RunState
 from backend.retrieval.index import ScoredChunk
 from backend.retrieval.models import Chunk
+from backend.retrieval.query import Query
 
 KEY_SENTENCES = 4
 
@@ -32,6 +33,7 @@ def _passage(state: RunState, hit: ScoredChunk) -> dict[str, object]:
 async def search_book_content(
     ctx: RunContextWrapper[RunState],
     query: str,
+    context: list[str] | None = None,
     module: str | None = None,
     lesson: str | None = None,
 ) -> str:
@@ -39,14 +41,17 @@ async def search_book_content(
 
     Args:
         query: What to look for, as a complete question or phrase (pronouns resolved).
+        context: Optional earlier questions the query leans on (for a follow-up such as
+            "What is its range?", the question it follows: "What is a ToF camera?").
         module: Optional module title to search within.
         lesson: Optional lesson id, source path or URL to search within.
     """
     state = ctx.context
+    searched = Query(query, tuple(context or ()))
     result = await asyncio.to_thread(
-        state.retriever.search, query, state.top_k, module=module, lesson=lesson
+        state.retriever.search, searched, state.top_k, module=module, lesson=lesson
     )
-    state.searched[query] = result.evidence.support
+    state.searched[searched] = result.evidence.support
     if result.evidence.support >= state.evidence.support:
         state.evidence = result.evidence
     passages = [_passage(state, hit) for hit in result.hits]
@@ -56,7 +61,7 @@ async def search_book_content(
             "ref": state.register(by_id[w.chunk_id]),
             "lesson": by_id[w.chunk_id].chunk.lesson,
             "text": w.text,
-            "support": round(w.answer_fit(query), 3),  # its evidence, plus fit to what is asked
+            "support": round(w.answer_fit(searched.whole), 3),  # evidence, and fit to what is asked
         }
         for w in result.evidence.windows[:KEY_SENTENCES]
         if w.chunk_id in by_id
@@ -64,6 +69,7 @@ async def search_book_content(
     return json.dumps(
         {
             "query": query,
+            "context": list(searched.context),
             "support": round(result.evidence.support, 3),
             "key_sentences": key_sentences,
             "passages": passages,

@@ -14,12 +14,12 @@ from slowapi.util import get_remote_address
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from backend.agent.agent import AnswerEngine, TextDelta
-from backend.agent.context import Question
 from backend.api.errors import DEPENDENCY_ERRORS, INTERNAL, dependency_error
 from backend.api.schemas import ChatRequest, ChatResponse, Problem, Source
 from backend.config import Settings
 from backend.grounding.answer import Answer
 from backend.metrics import ANSWER_LATENCY, ANSWERS
+from backend.question import Question
 from backend.store.models import Interaction
 
 log = logging.getLogger("lectern.api")

@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from backend.agent.context import Turn, readable
+from backend.question import Turn, readable
 
 MAX_QUERY = 2000
 MAX_SELECTION = 5000

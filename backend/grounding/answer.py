@@ -3,11 +3,11 @@ confidence, and the fixed not-found text with suggested lessons."""
 
 from pydantic import BaseModel
 
-from backend.agent.context import RunState
-from backend.agent.queries import part_queries
 from backend.grounding import messages
 from backend.grounding.citations import Citation, CitationStream, citation_of
+from backend.grounding.run import RunState
 from backend.grounding.status import ANSWERABLE, Confidence, Status, assess
+from backend.question import part_queries
 from backend.retrieval import lexical
 from backend.retrieval.index import ScoredChunk
 from backend.retrieval.models import Page

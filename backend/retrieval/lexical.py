@@ -51,7 +51,6 @@ _NAME = re.compile(r"\b(?:[A-Za-z]*[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*|[a-z]+_[a-
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # "VLAs", "GPUs", "IDs": an acronym's plural is the acronym (Snowball leaves such short words be).
 _ACRONYM_PLURAL = re.compile(r"\b([A-Z][A-Z0-9]*[A-Z0-9])s\b")
-_CONTEXT = re.compile(r"\s*\([^()]*\)(?:\s*\([^()]*\))*\s*$")
 
 
 def terms(text: str, compounds: bool = True) -> list[str]:
@@ -66,19 +65,6 @@ def terms(text: str, compounds: bool = True) -> list[str]:
             if part and part not in STOPWORDS:
                 out.append(stem(part))
     return out
-
-
-def with_context(query: str, context: str) -> str:
-    """A search query that carries the context it leans on in parentheses at its end: "What is
-    its range? (What is a ToF camera?)". Retrieval finds passages with both, and lets the words
-    before the context pick the sentences (`without_context`)."""
-    return f"{query} ({context})"
-
-
-def without_context(query: str) -> str:
-    """A search query without the context a follow-up or a later part of a question carries in
-    parentheses at its end ("What is its range? (What is a ToF camera?)" → "What is its range?")."""
-    return _CONTEXT.sub("", query) or query
 
 
 def names(text: str) -> dict[str, list[str]]:

@@ -6,8 +6,8 @@ Evidence is measured on sentence windows of the best passages, in units that mea
 every embedding model:
 - lexical: the IDF-weighted share of the question's terms that one window contains, read in
   its passage (terms only its heading, other sentences or code examples use count a quarter;
-  words of a query's context in parentheses, "What is its range? (What is a ToF camera?)",
-  count as contained when the passage has them: they name the subject, the window answers);
+  words only of the query's context, "What is a ToF camera?" for "What is its range?", count
+  as contained when the passage has them: they name the subject, the window answers);
 - semantic: the cosine similarity of the window's passage to the question, rescaled so that 0
   is the question's average similarity to the whole book and 1 a perfect match
   ((cos − mean) / (1 − mean)); it uses the vectors stored at ingest, so it costs no embedding.
@@ -28,6 +28,7 @@ from backend.retrieval.calibration import METHOD, Calibration, calibrate
 from backend.retrieval.embeddings import Embedder
 from backend.retrieval.index import BookIndex, ScoredChunk, match
 from backend.retrieval.models import Chunk, Page
+from backend.retrieval.query import Query
 from backend.retrieval.sentences import Window, rank_windows, spelled_out, split_sentences
 
 RetrievalMode = Literal["hybrid", "dense", "lexical"]
@@ -198,27 +199,27 @@ class Retriever:
 
     def search(
         self,
-        query: str,
+        query: Query | str,
         k: int = 6,
         *,
         module: str | None = None,
         lesson: str | None = None,
     ) -> SearchResult:
         with RETRIEVAL_LATENCY.time():
-            return self._search(query, k, module, lesson)
+            return self._search(query if isinstance(query, Query) else Query(query), k, module, lesson)
 
     def _search(
-        self, query: str, k: int, module: str | None, lesson: str | None
+        self, query: Query, k: int, module: str | None, lesson: str | None
     ) -> SearchResult:
         corpus = self.corpus
         scope = self._scope(corpus, module, lesson)
-        query_vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        query_vector = np.asarray(self.embedder.embed_query(query.whole), dtype=np.float32)
         ranked_lists: list[list[tuple[str, float]]] = []
         if self.mode in ("hybrid", "dense"):
             where = match(**scope) if scope else None
             ranked_lists.append(self.index.rank(query_vector.tolist(), None, CANDIDATES, where))
         if self.mode in ("hybrid", "lexical"):
-            ranked_lists.append(corpus.rank_lexical(query, CANDIDATES, scope))
+            ranked_lists.append(corpus.rank_lexical(query.whole, CANDIDATES, scope))
 
         fused: dict[str, float] = {}
         chunks: dict[str, Chunk] = {}
@@ -227,7 +228,7 @@ class Retriever:
                 if cid in corpus.row:  # else the alias moved since the corpus was read
                     chunks[cid] = corpus.chunks[corpus.row[cid]]
                     fused[cid] = fused.get(cid, 0.0) + 1 / (RRF_K + rank + 1)
-        query_terms = frozenset(lexical.terms(query, compounds=False))
+        query_terms = frozenset(lexical.terms(query.whole, compounds=False))
         for cid, chunk in chunks.items():
             boost = 1 + HEADING_WEIGHT * corpus.heading_match(chunk, query_terms)
             fused[cid] *= KIND_PRIOR[chunk.kind] * boost
@@ -269,13 +270,13 @@ class Retriever:
         return kept
 
     def _evidence(
-        self, corpus: BookCorpus, query: str, query_vector: np.ndarray, hits: list[ScoredChunk]
+        self, corpus: BookCorpus, query: Query, query_vector: np.ndarray, hits: list[ScoredChunk]
     ) -> Evidence:
         sentences = [
             s for hit in hits[:EVIDENCE_PASSAGES] for s in split_sentences(hit.chunk.id, hit.chunk.text)
         ]
-        asked = lexical.terms(query, compounds=False)
-        own = lexical.terms(lexical.without_context(query), compounds=False)
+        asked = lexical.terms(query.whole, compounds=False)
+        own = lexical.terms(query.text, compounds=False)
         context = frozenset(asked).difference(own)
         given = {hit.chunk.id: corpus.terms[hit.chunk.id] & context for hit in hits}
         windows = rank_windows(asked, sentences, corpus.idf, 3 * EVIDENCE_WINDOWS, given)
@@ -291,9 +292,10 @@ class Retriever:
             window.semantic = max(0.0, (cosine - baseline) / (1 - baseline))
         kind = {hit.chunk.id: hit.chunk.kind for hit in hits}
         # A lesson says it in full; a summary or overview restates it: quote the lesson.
-        windows.sort(key=lambda w: w.answer_fit(query) * KIND_PRIOR[kind[w.chunk_id]], reverse=True)
-        support = max(w.evidence(query) for w in windows)
-        if unmentioned := corpus.unmentioned(query):
+        question = query.whole
+        windows.sort(key=lambda w: w.answer_fit(question) * KIND_PRIOR[kind[w.chunk_id]], reverse=True)
+        support = max(w.evidence(question) for w in windows)
+        if unmentioned := corpus.unmentioned(question):
             support = min(support, UNMENTIONED_SUPPORT)
         return Evidence(support, topical, _distinct(windows), unmentioned)
 

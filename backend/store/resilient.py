@@ -9,7 +9,7 @@ import json
 import logging
 from pathlib import Path
 
-from backend.agent.context import Turn
+from backend.question import Turn
 from backend.store.models import Feedback, Interaction
 from backend.store.sql import Store
 

@@ -15,7 +15,7 @@ from typing import Any
 import aiosqlite
 import asyncpg
 
-from backend.agent.context import Turn
+from backend.question import Turn
 from backend.store.models import AskedQuestion, Feedback, FeedbackEntry, Interaction, Stats
 
 INTERACTION_COLUMNS = (

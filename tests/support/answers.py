@@ -1,8 +1,8 @@
 """Asking an engine as the API does: streamed, collecting the deltas and the final answer."""
 
 from backend.agent.agent import AnswerEngine, TextDelta
-from backend.agent.context import Question
 from backend.grounding.answer import Answer
+from backend.question import Question
 
 
 async def ask(engine: AnswerEngine, text: str, **context: object) -> tuple[Answer, str]:

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from backend.agent.context import Turn
 from backend.config import Settings
 from backend.engine import Library
+from backend.question import Turn
 from tests.support.answers import ask
 from tests.support.books import ingest_into, write_book
 

@@ -3,19 +3,23 @@ answer from what they returned (tool outputs shaped as backend/agent/tools.py wr
 
 from typing import Any
 
-from backend.agent.context import Question, Turn
 from backend.agent.offline_model import OfflineAnswerModel
 from backend.grounding.messages import NOT_IN_BOOK_MARKER
+from backend.question import Question, Turn
 
 TOOLS = {"search_book_content", "get_selected_text_context", "get_lesson_metadata"}
 STRONG, WEAK = 0.6, 0.2  # either side of status.ANSWERABLE
 
 
-def search(query: str, support: float, *windows: tuple[str, str, str, float]) -> dict[str, Any]:
+def search(
+    query: str, support: float, *windows: tuple[str, str, str, float], context: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """A search tool's output, as tools.search_book_content writes it."""
     key_sentences = [
         {"ref": ref, "lesson": lesson, "text": text, "support": s} for ref, lesson, text, s in windows
     ]
-    return {"query": query, "support": support, "key_sentences": key_sentences, "passages": []}
+    return {"query": query, "context": list(context), "support": support,
+            "key_sentences": key_sentences, "passages": []}
 
 
 def test_a_selection_is_read_before_searching_with_it() -> None:
@@ -35,11 +39,10 @@ def test_a_selection_is_read_before_searching_with_it() -> None:
 
 def test_each_part_of_a_question_gets_its_own_search() -> None:
     model = OfflineAnswerModel(Question(text="What does a LiDAR measure, and how far can it see?"))
-    queries = [arguments["query"] for _, arguments in model.next_tool_calls([], TOOLS)]
-    assert queries == [
-        "What does a LiDAR measure, and how far can it see?",
-        "What does a LiDAR measure",
-        "how far can it see (What does a LiDAR measure)",
+    assert [arguments for _, arguments in model.next_tool_calls([], TOOLS)] == [
+        {"query": "What does a LiDAR measure, and how far can it see?"},
+        {"query": "What does a LiDAR measure"},
+        {"query": "how far can it see", "context": ["What does a LiDAR measure"]},
     ]
 
 
@@ -49,11 +52,14 @@ def test_a_follow_up_that_found_little_searches_again_with_the_previous_exchange
         Turn(role="assistant", content="Whisper is a speech recognition model."),
     ]
     model = OfflineAnswerModel(Question(text="What can it cope with?", history=history))
-    first = search("What can it cope with? (What is Whisper?)", WEAK)
-    retry = "What can it cope with? (What is Whisper? Whisper is a speech recognition model.)"
-    assert model.next_tool_calls([first], TOOLS) == [("search_book_content", {"query": retry})]
-    assert model.next_tool_calls([first, search(retry, STRONG)], TOOLS) == []  # one retry at most
-    assert model.next_tool_calls([search(first["query"], STRONG)], TOOLS) == []
+    first = search("What can it cope with?", WEAK, context=("What is Whisper?",))
+    retry = ["What is Whisper? Whisper is a speech recognition model."]
+    assert model.next_tool_calls([first], TOOLS) == [
+        ("search_book_content", {"query": "What can it cope with?", "context": retry})]
+    again = search("What can it cope with?", STRONG, context=tuple(retry))
+    assert model.next_tool_calls([first, again], TOOLS) == []  # one retry at most
+    strong = search("What can it cope with?", STRONG, context=("What is Whisper?",))
+    assert model.next_tool_calls([strong], TOOLS) == []
     # Without history there is nothing to search again with: the model answers (or declines).
     assert OfflineAnswerModel(Question(text="What can it cope with?")).next_tool_calls([first], TOOLS) == []
 

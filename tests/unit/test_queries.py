@@ -2,14 +2,16 @@
 
 import pytest
 
-from backend.agent.context import Question, Turn
-from backend.agent.queries import (
+from backend.question import (
+    Question,
+    Turn,
     asks_about_the_text,
     part_queries,
     question_parts,
     standalone_query,
 )
 from backend.retrieval import lexical
+from backend.retrieval.query import Query
 
 
 @pytest.mark.parametrize(
@@ -59,8 +61,9 @@ def test_questions_that_ask_one_thing_are_not_split(question: str) -> None:
 def test_a_part_that_refers_back_is_searched_with_the_first_part() -> None:
     history = [Turn(role="user", content="What is a LiDAR?")]
     assert part_queries("What does the sensor measure, and how far can it see?", history) == {
-        "What does the sensor measure": "What does the sensor measure",
-        "how far can it see": "how far can it see (What does the sensor measure) (What is a LiDAR?)",
+        "What does the sensor measure": Query("What does the sensor measure"),
+        "how far can it see": Query(
+            "how far can it see", ("What does the sensor measure", "What is a LiDAR?")),
     }
     assert part_queries("What is a ROS 2 node?", []) == {}
 
@@ -70,10 +73,10 @@ def test_a_follow_up_borrows_the_subject_of_the_previous_question() -> None:
         Turn(role="user", content="What is a ToF camera?"),
         Turn(role="assistant", content="A camera that times light pulses."),
     ]
-    assert standalone_query("What is its range?", history) == "What is its range? (What is a ToF camera?)"
-    assert standalone_query("Why?", history) == "Why? (What is a ToF camera?)"  # too few words
-    assert standalone_query("How accurate are stereo cameras?", history) == "How accurate are stereo cameras?"
-    assert standalone_query("What is its range?", []) == "What is its range?"
+    assert standalone_query("What is its range?", history) == Query("What is its range?", ("What is a ToF camera?",))
+    assert standalone_query("Why?", history) == Query("Why?", ("What is a ToF camera?",))  # too few words
+    assert standalone_query("How accurate are stereo cameras?", history) == Query("How accurate are stereo cameras?")
+    assert standalone_query("What is its range?", []) == Query("What is its range?")
 
 
 def test_a_follow_up_of_a_follow_up_borrows_the_subject_it_leaned_on() -> None:
@@ -85,10 +88,8 @@ def test_a_follow_up_of_a_follow_up_borrows_the_subject_it_leaned_on() -> None:
         Turn(role="user", content="Does the humanoid config use a special tree for it?"),
         Turn(role="assistant", content="Yes, a custom one."),
     ]
-    assert standalone_query("What is that file called?", history) == (
-        "What is that file called? (What does the bt_navigator do? "
-        "Does the humanoid config use a special tree for it?)"
-    )
+    assert standalone_query("What is that file called?", history) == Query("What is that file called?", (
+        "What does the bt_navigator do? Does the humanoid config use a special tree for it?",))
 
 
 def test_greek_letters_are_indexed_by_their_names() -> None:
@@ -129,13 +130,18 @@ def test_a_selection_or_a_conversation_is_not_a_question_about_the_text() -> Non
     assert asks_about_the_text(Question(text="What are the key ideas of this page?", history=history)) is None
 
 
-def test_the_context_a_query_carries_in_parentheses_can_be_set_aside() -> None:
+def test_a_query_keeps_the_readers_own_words_apart_from_what_it_leans_on() -> None:
+    """The context travels beside the reader's words, never inside them: a reader's own
+    parentheses stay the reader's."""
     history = [Turn(role="user", content="What is a ToF camera?")]
     query = standalone_query("What is its range?", history)
-    assert lexical.without_context(query) == "What is its range?"
+    assert query.text == "What is its range?"
+    assert query.whole == "What is its range? (What is a ToF camera?)"  # what retrieval matches
     parts = part_queries("What does the sensor measure, and how far can it see?", history)
-    assert lexical.without_context(parts["how far can it see"]) == "how far can it see"
-    assert lexical.without_context("What is SLAM (mapping)?") == "What is SLAM (mapping)?"
+    assert parts["how far can it see"].text == "how far can it see"
+    own = standalone_query("What sample rate does it use (in kHz)?", history)
+    assert own.text == "What sample rate does it use (in kHz)?"
+    assert standalone_query("What is SLAM (mapping)?", []) == Query("What is SLAM (mapping)?")
 
 
 @pytest.mark.parametrize(

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from backend.agent.context import Question
 from backend.config import Settings
 from backend.engine import Library
 from backend.evaluation import load_questions
+from backend.question import Question
 from tests.support.books import EVAL_QUESTIONS, PROJECT_QUESTIONS, REDUX_DOCS, ingest_into
 
 pytestmark = pytest.mark.slow

@@ -1,11 +1,53 @@
-"""How a reader's question becomes search queries: a follow-up ("what is its range?") is made
-standalone, and a question that asks several things is split into parts searched one by one."""
+"""The reader's question: what they typed without markup, the page context it came with, and
+how it becomes search queries (a follow-up made standalone, a question that asks several
+things split into parts). Retrieval, the agent and grounding all read it from here."""
 
+import html
 import re
 from typing import Literal
 
-from backend.agent.context import Question, Turn
+from pydantic import BaseModel, Field, field_validator
+
 from backend.retrieval import lexical
+from backend.retrieval.query import Query
+
+
+class Turn(BaseModel):
+    role: Literal["user", "assistant"]
+    content: str = Field(max_length=8000)
+
+
+# Markup pasted or typed into a question ("<script>alert('hi')</script> What is URDF?") is not
+# part of what the reader asks: elements whose content is code go whole, other tags leave
+# their text. A type argument is not a tag: it follows a name ("Array<string>", "useSelector<State>").
+_CODE_ELEMENT = re.compile(r"(?<![\w$.])<(script|style)\b[^>]*>.*?(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
+_MARKUP = re.compile(
+    r"<!--.*?(?:-->|$)|</[A-Za-z][\w:-]*\s*>|(?<![\w$.])<[A-Za-z][\w:-]*(?:\s[^<>]*)?/?>", re.DOTALL
+)
+
+_SPACE_BEFORE_PUNCTUATION = re.compile(r"(?<=\w) (?=[?!.,;:](?:\s|$))")  # where a closing tag was
+
+
+def readable(text: str) -> str:
+    """What a reader's text says with HTML markup (and entities) taken out."""
+    text = _MARKUP.sub(" ", _CODE_ELEMENT.sub(" ", text))
+    return _SPACE_BEFORE_PUNCTUATION.sub("", " ".join(html.unescape(text).split()))
+
+
+class Question(BaseModel):
+    """A reader's question with whatever context the page gave it; its text without markup."""
+
+    text: str
+    selected_text: str | None = None
+    surrounding_text: str | None = None
+    lesson_id: str | None = None
+    history: list[Turn] = Field(default_factory=list)
+
+    @field_validator("text")
+    @classmethod
+    def _readable(cls, value: str) -> str:
+        return readable(value)
+
 
 HISTORY_EXCHANGES = 5
 MAX_PARTS = 3
@@ -68,19 +110,20 @@ def refers_back(question: str) -> bool:
     return bool(_REFERS_BACK.search(question)) or len(lexical.terms(question)) <= 1
 
 
-def standalone_query(question: str, history: list[Turn]) -> str:
-    """The question plus the most recent earlier question, when the question leans on it
-    (a pronoun, or too few words of its own); that one's own earlier question too, when it
+def standalone_query(question: str | Query, history: list[Turn]) -> Query:
+    """The question leaning on the most recent earlier question, when it leans on it (a
+    pronoun, or too few words of its own); on that one's own earlier question too, when it
     leaned on it in turn ("Does the humanoid config use a special tree for it?")."""
+    query = question if isinstance(question, Query) else Query(question)
     context: list[str] = []
-    leans = refers_back(question)
+    leans = refers_back(query.text)
     for turn in reversed(history[-2 * HISTORY_EXCHANGES :]):
         if not leans:
             break
         if turn.role == "user" and lexical.terms(turn.content):
             context.insert(0, turn.content.strip())
             leans = _REFERS_BACK.search(turn.content) is not None
-    return lexical.with_context(question, " ".join(context)) if context else question
+    return query.leaning_on(" ".join(context))
 
 
 def question_parts(question: str) -> list[str]:
@@ -101,12 +144,12 @@ def question_parts(question: str) -> list[str]:
     return parts[:MAX_PARTS] if len(parts) > 1 else []
 
 
-def part_queries(question: str, history: list[Turn]) -> dict[str, str]:
+def part_queries(question: str, history: list[Turn]) -> dict[str, Query]:
     """Each part of the question → its standalone search query. In "…, and what goes wrong if
     you set it too high?", "it" is the first part's subject."""
     parts = question_parts(question)
     queries = {}
     for i, part in enumerate(parts):
-        query = lexical.with_context(part, parts[0]) if i and refers_back(part) else part
+        query = Query(part).leaning_on(parts[0]) if i and refers_back(part) else Query(part)
         queries[part] = standalone_query(query, history)
     return queries
