@@ -1,4 +1,5 @@
-"""`lectern ingest`: index a folder of markdown (Docusaurus, MkDocs, mdBook or plain)."""
+"""`lectern ingest`: index a folder of markdown (Docusaurus, MkDocs, mdBook or plain) or a built
+HTML site."""
 
 import json
 from enum import Enum
@@ -29,7 +30,8 @@ def fail(message: str) -> typer.Exit:
 
 def ingest_command(
     path: Annotated[Path, typer.Argument(
-        help="The docs folder (Docusaurus docs/, an MkDocs or mdBook project, or plain markdown).")],
+        help="The docs folder (Docusaurus docs/, an MkDocs or mdBook project, plain markdown) "
+        "or a built site's output folder (HTML).")],
     book: Annotated[str, typer.Option(help="Book id: lower-case letters, digits, - or _.")],
     base_url: Annotated[str, typer.Option(help="Site origin for citation links.")] = "",
     data_dir: Annotated[
@@ -39,8 +41,9 @@ def ingest_command(
         Path | None, typer.Option(help="lectern-manifest.json written by the Docusaurus plugin.")
     ] = None,
     layout: Annotated[LayoutChoice | None, typer.Option(
-        help="How the site publishes the markdown [default: detected from docusaurus.config.*, "
-        "mkdocs.yml, book.toml/SUMMARY.md; else docusaurus]")] = None,
+        help="How the site publishes the markdown, or html for a built site [default: html for "
+        "HTML pages without markdown, else detected from docusaurus.config.*, mkdocs.yml, "
+        "book.toml/SUMMARY.md; else docusaurus]")] = None,
     dry_run: Annotated[bool, typer.Option(help="Print the chunk plan; embed nothing.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
@@ -77,7 +80,7 @@ def print_plan(out: Console, plan: BookPlan, json_output: bool) -> None:
     if json_output:
         typer.echo(json.dumps([c.model_dump() | {"tokens": estimate_tokens(c.text)} for c in plan.chunks], indent=2))
         return
-    table = Table("source", "section", "tokens", "url", title=f"{len(plan.chunks)} chunks")
+    table = Table("source", "section", "tokens", "url", title=f"{len(plan.chunks)} chunks ({plan.layout})")
     for chunk in plan.chunks:
         table.add_row(chunk.source_path, chunk.section or "(top)", str(estimate_tokens(chunk.text)), chunk.url)
     out.print(table)
@@ -85,7 +88,7 @@ def print_plan(out: Console, plan: BookPlan, json_output: bool) -> None:
 
 def print_summary(out: Console, report: IngestReport) -> None:
     if report.unchanged:
-        out.print(f"[green]✓[/] {report.book}: unchanged ({report.pages} pages, {report.chunks} chunks) in {report.seconds:.1f}s")
+        out.print(f"[green]✓[/] {report.book} ({report.layout}): unchanged ({report.pages} pages, {report.chunks} chunks) in {report.seconds:.1f}s")
         return
     if report.rebuild_reason:
         out.print(f"[yellow]rebuilt from scratch:[/] {report.rebuild_reason}")
@@ -101,4 +104,4 @@ def print_summary(out: Console, report: IngestReport) -> None:
     if report.dropped_questions:
         out.print(f"  dropped {report.dropped_questions} quiz questions without an answer")
     if report.skipped_files:
-        out.print(f"  skipped {len(report.skipped_files)} files (draft, unlisted or empty): {', '.join(report.skipped_files)}")
+        out.print(f"  skipped {len(report.skipped_files)} files (draft, unlisted, empty or not content): {', '.join(report.skipped_files)}")

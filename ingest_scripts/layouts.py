@@ -8,7 +8,10 @@ under which module, at which URL, with which heading anchors.
 - mdbook: `book.toml` or `SUMMARY.md` (pages under `src`): only the chapters SUMMARY.md lists,
   in its order, `ch01.md` → `ch01.html` (`README.md` → `index.html`), anchors as mdBook makes
   them, a chapter's module is its part or top-level chapter;
-- plain: markdown as a repository browser shows it: `a/b.md#anchor`, GitHub's anchors.
+- plain: markdown as a repository browser shows it: `a/b.md#anchor`, GitHub's anchors;
+- html: a generator's output folder (Docusaurus `build/`, MkDocs `site/`, Sphinx `_build/html`,
+  mdBook `book/`, Hugo `public/`, VitePress `dist/`): `.html` pages and no markdown. Pages are
+  read by html_site.py; a page is served at `a/b/index.html` → `a/b/`, `a/b.html` as it is.
 
 Docusaurus reads the title from front matter or the page's `#` heading; the others take the
 page's first heading of any level (mdBook books often open chapters with `##`).
@@ -17,6 +20,7 @@ page's first heading of any level (mdBook books often open chapters with `##`).
 import re
 import unicodedata
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
@@ -24,8 +28,9 @@ import yaml
 
 from ingest_scripts.permalinks import HeadingSlugger, doc_id, permalink
 
-LayoutName = Literal["docusaurus", "mkdocs", "mdbook", "plain"]
-LAYOUTS: tuple[LayoutName, ...] = ("docusaurus", "mkdocs", "mdbook", "plain")
+LayoutName = Literal["docusaurus", "mkdocs", "mdbook", "plain", "html"]
+LAYOUTS: tuple[LayoutName, ...] = ("docusaurus", "mkdocs", "mdbook", "plain", "html")
+SUFFIXES = {"markdown": (".md", ".mdx"), "HTML": (".html", ".htm")}
 
 
 class LayoutError(ValueError):
@@ -203,18 +208,52 @@ class MdBook(Layout):
         return HeadingSlugger(_mdbook_slug)
 
 
-_DETECTED: tuple[type[MdBook] | type[MkDocs], ...] = (MdBook, MkDocs)
+class BuiltSite(Layout):
+    name = "html"
+
+    @staticmethod
+    def found(root: Path) -> bool:
+        return not any(published_files(root, SUFFIXES["markdown"])) and any(
+            published_files(root, SUFFIXES["HTML"])
+        )
+
+    def url_path(self, rel: str, front_matter: dict) -> str:
+        """Where a static server serves the file: `a/index.html` at `a/`."""
+        served = f"/{rel}"
+        return served.removesuffix("index.html") if served.endswith("/index.html") else served
+
+    def page_id(self, rel: str, front_matter: dict) -> str:
+        return self.url_path(rel, front_matter).strip("/").removesuffix(".html") or "index"
+
+
+_DETECTED: tuple[type[BuiltSite] | type[MdBook] | type[MkDocs], ...] = (BuiltSite, MdBook, MkDocs)
 _BY_NAME: dict[str, type[Layout]] = {
-    "docusaurus": Docusaurus, "mkdocs": MkDocs, "mdbook": MdBook, "plain": Plain,
+    "docusaurus": Docusaurus, "mkdocs": MkDocs, "mdbook": MdBook, "plain": Plain, "html": BuiltSite,
 }
 
 
 def detect_layout(root: Path, name: LayoutName | None = None) -> Layout:
-    """The named layout, else the generator whose configuration is in `root` (or, for a docs
-    folder given directly, beside it), else Docusaurus."""
+    """The named layout, else a built site (HTML and no markdown), else the generator whose
+    configuration is in `root` (or, for a docs folder given directly, beside it), else
+    Docusaurus."""
     if name:
         return _BY_NAME[name](root)
     return next((cls(root) for cls in _DETECTED if cls.found(root)), Docusaurus(root))
+
+
+def published_files(root: Path, suffixes: tuple[str, ...]) -> Iterator[Path]:
+    """The files with these suffixes a site publishes: `_`-prefixed and hidden paths (Docusaurus
+    partials, Sphinx's `_static` and `_sources`) and node_modules are left out."""
+    for path in root.rglob("*"):
+        if (
+            path.suffix in suffixes
+            and path.is_file()
+            and not any(
+                part.startswith(("_", ".")) or part == "node_modules"
+                for part in path.relative_to(root).parts
+            )
+        ):
+            yield path
 
 
 def _yaml(path: Path) -> dict:

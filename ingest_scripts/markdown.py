@@ -64,10 +64,11 @@ class FrontMatterError(ValueError):
 @dataclass
 class Block:
     kind: str  # "heading", "fence", "table", "html" or "text"
-    start: int  # character offsets in the source file
+    start: int  # character offsets in the source file (of an HTML page: in its text)
     end: int
     text: str
     level: int = 0  # heading level
+    anchor: str = ""  # a heading's anchor, once known
 
 
 @dataclass
@@ -247,18 +248,31 @@ def drop_unanswered_questions(blocks: list[Block]) -> tuple[list[Block], int]:
 
 
 def sections_of(blocks: list[Block], slugger: HeadingSlugger | None = None) -> list[Section]:
-    """Groups blocks under their heading; the page's H1 is its title, not a section. Anchors
-    are made by `slugger` (Docusaurus's by default)."""
+    """Groups markdown blocks under their heading, whose anchor `slugger` makes (Docusaurus's
+    by default)."""
     slugger = slugger or HeadingSlugger()
+    return group_sections(
+        [_named(block, slugger) if block.kind == "heading" else block for block in blocks]
+    )
+
+
+def _named(heading: Block, slugger: HeadingSlugger) -> Block:
+    """A markdown heading as the reader sees it, with its anchor."""
+    text, _ = split_custom_id(heading.text)
+    anchor = slugger.anchor(plain_text(heading.text))  # slugged as rendered: link text only
+    return Block("heading", heading.start, heading.end, plain_text(text), heading.level, anchor)
+
+
+def group_sections(blocks: list[Block]) -> list[Section]:
+    """Groups blocks under their heading (headings hold their plain text and anchor); the page's
+    H1 is its title, not a section."""
     stack: list[tuple[int, str]] = []
     sections = [Section(path=[], heading="", anchor="")]
     for block in blocks:
         if block.kind != "heading":
             sections[-1].blocks.append(block)
             continue
-        text, _ = split_custom_id(block.text)
-        heading = plain_text(text)
-        anchor = slugger.anchor(plain_text(block.text))  # slugged as rendered: link text only
+        heading = block.text
         if block.level == 1:
             sections.append(Section(path=[], heading="", anchor=""))
             sections[-1].blocks.append(Block("heading", block.start, block.end, f"# {heading}"))
@@ -266,7 +280,7 @@ def sections_of(blocks: list[Block], slugger: HeadingSlugger | None = None) -> l
         while stack and stack[-1][0] >= block.level:
             stack.pop()
         stack.append((block.level, heading))
-        section = Section([h for _, h in stack], heading, anchor)
+        section = Section([h for _, h in stack], heading, block.anchor)
         section.blocks.append(
             Block("heading", block.start, block.end, f"{'#' * block.level} {heading}", block.level)
         )
@@ -376,8 +390,14 @@ def chunk_page(
     dropped = 0
     if kind == "quiz":
         blocks, dropped = drop_unanswered_questions(blocks)
+    return ParsedPage(page, chunks_of(sections_of(blocks, slugger), page), dropped)
+
+
+def chunks_of(sections: list[Section], page: Page) -> list[Chunk]:
+    """The page's passages: a tiny section is read with the next one, a long one is cut into
+    parts of even size, each part after the first opening with the last sentence before it."""
     chunks: list[Chunk] = []
-    for section in _fold_small_sections(sections_of(blocks, slugger)):
+    for section in _fold_small_sections(sections):
         previous: list[Block] | None = None
         for part in _pack(section):
             text = "\n\n".join(b.text for b in part)
@@ -387,17 +407,17 @@ def chunk_page(
             previous = part
             chunks.append(
                 Chunk(
-                    book=book,
-                    lesson_id=lesson_id,
-                    source_path=source_path,
-                    module=module,
-                    lesson=title,
+                    book=page.book,
+                    lesson_id=page.lesson_id,
+                    source_path=page.source_path,
+                    module=page.module,
+                    lesson=page.title,
                     section=" › ".join(section.path),
                     heading=section.heading,
                     anchor=section.anchor,
-                    url=f"{url}#{section.anchor}" if section.anchor else url,
-                    kind=kind,
-                    tags=tags,
+                    url=f"{page.url}#{section.anchor}" if section.anchor else page.url,
+                    kind=page.kind,
+                    tags=page.tags,
                     position=len(chunks),
                     text=text,
                     overlap_chars=len(overlap) + 2 if overlap else 0,
@@ -405,7 +425,7 @@ def chunk_page(
                     end=part[-1].end,
                 )
             )
-    return ParsedPage(page, chunks, dropped)
+    return chunks
 
 
 def _string_list(value: object, key: str | None = None) -> list[str]:

@@ -14,12 +14,25 @@ from backend.retrieval.embeddings import Embedder
 from backend.retrieval.index import BookIndex
 from backend.retrieval.models import Chunk, Page
 from backend.retrieval.search import Retriever
-from ingest_scripts.layouts import LayoutName, detect_layout
+from ingest_scripts.html_site import (
+    HtmlPage,
+    chunk_html_page,
+    placements,
+    published_url,
+    read_page,
+    sitemap_urls,
+)
+from ingest_scripts.layouts import (
+    SUFFIXES,
+    BuiltSite,
+    LayoutName,
+    detect_layout,
+    published_files,
+)
 from ingest_scripts.manifest import Manifest
 from ingest_scripts.markdown import chunk_page, first_heading, split_front_matter
 from ingest_scripts.permalinks import is_index_page, page_url
 
-MARKDOWN_SUFFIXES = (".md", ".mdx")
 EMBED_BATCH = 64
 
 
@@ -56,24 +69,15 @@ class BookPlan:
 ProgressCallback = Callable[[int, int], None]
 
 
-def discover(root: Path) -> list[Path]:
-    """Markdown files Docusaurus would publish: `_`-prefixed and hidden paths are skipped."""
+def discover(root: Path, kind: str = "markdown") -> list[Path]:
+    """The `kind` of pages ("markdown" or "HTML") the site publishes, in path order."""
     if not root.exists():
         raise IngestError(f"{root}: no such folder")
     if not root.is_dir():
         raise IngestError(f"{root}: not a folder (point lectern ingest at the docs folder)")
-    files = [
-        path
-        for path in sorted(root.rglob("*"))
-        if path.suffix in MARKDOWN_SUFFIXES
-        and path.is_file()
-        and not any(
-            part.startswith(("_", ".")) or part == "node_modules"
-            for part in path.relative_to(root).parts
-        )
-    ]
+    files = sorted(published_files(root, SUFFIXES[kind]))
     if not files:
-        raise IngestError(f"{root}: no markdown (.md/.mdx) files found")
+        raise IngestError(f"{root}: no {kind} ({'/'.join(SUFFIXES[kind])}) files found")
     return files
 
 
@@ -109,6 +113,8 @@ def plan_book(
     """The pages and chunks of the book in `root`, published as its generator (`layout_name`,
     or the one detected) publishes them."""
     layout = detect_layout(root, layout_name)
+    if isinstance(layout, BuiltSite):
+        return plan_site(root, book, base_url, layout)
     files, left_out = layout.pages(discover(root))
     titles = folder_titles(root, files)
     pages: list[Page] = []
@@ -150,6 +156,46 @@ def plan_book(
         chunks.extend(parsed.chunks)
         dropped += parsed.dropped_questions
     return BookPlan(pages, chunks, dropped, skipped, layout.name)
+
+
+def plan_site(root: Path, book: str, base_url: str, layout: BuiltSite) -> BookPlan:
+    """The pages and chunks of a built site: each page's own content at its URL, under the
+    module its breadcrumbs, its navigation or its folder's index page give it."""
+    read: dict[str, HtmlPage] = {}
+    skipped: list[str] = []
+    seen: set[tuple[str, ...]] = set()
+    for path in discover(root, "HTML"):
+        rel = path.relative_to(root).as_posix()
+        page = read_page(_read(path, rel))
+        text = tuple(block.text for block in page.blocks) if page else ()
+        if page is None or text in seen:  # not content, or a copy of a page already read
+            skipped.append(rel)
+            continue
+        seen.add(text)
+        read[rel] = page
+    served = {rel: layout.url_path(rel, {}) for rel in read}
+    sitemap = sitemap_urls(root, served)
+    placed = placements(served)
+    plan = BookPlan([], [], 0, skipped, layout.name)
+    for rel, page in read.items():
+        index_page = placed[rel].index_page
+        folder_title = read[index_page].title if index_page else ""
+        parsed = chunk_html_page(
+            page,
+            rel,
+            book=book,
+            module=folder_title if page.module is None else page.module,
+            url=published_url(page.canonical, sitemap.get(rel), base_url, served[rel]),
+            lesson_id=layout.page_id(rel, {}),
+            is_index=placed[rel].is_index,
+        )
+        if not parsed.chunks:
+            skipped.append(rel)
+            continue
+        plan.pages.append(parsed.page)
+        plan.chunks.extend(parsed.chunks)
+        plan.dropped_questions += parsed.dropped_questions
+    return plan
 
 
 def ingest(

@@ -1,0 +1,489 @@
+"""Built HTML pages → what the page says: its title, its main content as blocks, its URL and
+module as the site gives them.
+
+The main content is found generically: a well-known content container (Docusaurus, MkDocs
+Material, mdBook), else `<main>`, `[role=main]` or `<article>`, else Sphinx's body; inside it,
+what is not the page's own text goes (navigation, headers and footers, forms and buttons,
+breadcrumbs, admonition titles, "edit this page" links, the "¶"/"#" links of headings). Headings
+keep the ids the page really has; text comes out as the markdown path writes it: prose, lists,
+fenced code blocks and pipe tables, inline code in backticks, links as their text, no images.
+"""
+
+import posixpath
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+from xml.etree import ElementTree
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from backend.retrieval.models import Page
+from ingest_scripts.markdown import (
+    Block,
+    ParsedPage,
+    chunks_of,
+    drop_unanswered_questions,
+    group_sections,
+    page_kind,
+)
+from ingest_scripts.permalinks import page_url
+
+# Most specific first: a generic landmark may also hold breadcrumbs, a table of contents and
+# prev/next links that the generator's own content container leaves out.
+_CONTENT = (
+    ".theme-doc-markdown",  # Docusaurus
+    ".md-content",  # MkDocs Material
+    "#content main", ".content main",  # mdBook
+    "main", "[role=main]", "article",
+    ".body", ".document",  # Sphinx themes without a main landmark
+)
+_BREADCRUMBS = "[aria-label*=readcrumb], .breadcrumbs, .breadcrumb, .wy-breadcrumbs"
+_NOT_TEXT = (
+    "nav, footer, script, style, noscript, template, form, search, button, input, select, "
+    "textarea, svg, iframe, [role=navigation], [role=search], "
+    f"{_BREADCRUMBS}, "
+    ".toctree-wrapper, .table-of-contents, .toc, "  # a table of contents inside the page
+    "[role=tablist], "  # the labels of tabs, not their panels
+    ".admonition-title, [class*=admonitionHeading], .custom-block-title"  # "Note", "Warning"
+)
+_EDIT_LINK = re.compile(
+    r"(edit|improve|view)( this)? (page|source|page source|on \w+)", re.IGNORECASE
+)
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_INLINE = frozenset((
+    "a", "abbr", "b", "bdi", "bdo", "br", "cite", "code", "data", "del", "dfn", "em", "i", "img",
+    "ins", "kbd", "label", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup",
+    "time", "u", "var", "wbr",
+))
+_LIST_BREAKS = frozenset(("ul", "ol", "pre", "table"))  # what a list item's line stops at
+_BREAK = "\x00"  # a <br> while whitespace is collapsed
+_LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
+_NO_LANGUAGE = ("default", "none", "text")
+_SITE_NAME_SEPARATORS = (" | ", " — ", " – ", " · ", " - ")
+_NOT_FOUND = re.compile(
+    r"(?:404\W*)?(?:(?:page|document|file)\s+)?not\s+found(?:\W*404)?\W*|404", re.IGNORECASE
+)
+MIN_PROSE_WORDS = 5  # fewer words outside headings and links: an index, tag or search page
+# A link marking the page's own entry in a sidebar; class names only when no aria-current says so.
+_CURRENT_LINK = "[aria-current=page]"
+_ACTIVE_LINK = "a.current, a.active, li.current > a, li.active > a"
+_CURRENT_CRUMB = "[aria-current], [class*=active], [class*=current]"
+
+
+@dataclass
+class HtmlPage:
+    title: str
+    blocks: list[Block]  # offsets are in the page's text (its blocks joined by blank lines)
+    canonical: str  # `<link rel=canonical>`, "" when the page has none
+    module: str | None  # from its breadcrumbs or its navigation; None when they say nothing
+    tags: list[str]
+
+
+def read_page(html: str) -> HtmlPage | None:
+    """The page's own content, or None for a page that is not content (one that asks not to be
+    indexed, a "not found" page, a listing of other pages, one with almost no prose)."""
+    tree = LexborHTMLParser(html)
+    if tree.css_first("meta[name=robots][content*=noindex]"):
+        return None
+    content = _main_content(tree)
+    module = _breadcrumb_module(tree) or _navigation_module(tree, content)
+    _strip(content)
+    title = _title(tree, content)
+    if _NOT_FOUND.fullmatch(title) or _is_listing(content):
+        return None
+    if _prose_words(content) < MIN_PROSE_WORDS:
+        return None
+    canonical = tree.css_first("link[rel=canonical]")
+    return HtmlPage(
+        title=title,
+        blocks=_placed(list(_blocks(content))),
+        canonical=(canonical.attributes.get("href") or "").strip() if canonical else "",
+        module=module,
+        tags=[_squash(tag.text()) for tag in tree.css("a[rel~=tag]")],
+    )
+
+
+def chunk_html_page(
+    page: HtmlPage,
+    source_path: str,
+    *,
+    book: str,
+    module: str,
+    url: str,
+    lesson_id: str,
+    is_index: bool,
+) -> ParsedPage:
+    """The page's record and passages, as `markdown.chunk_page` makes them, each section's
+    anchor being its heading's id on the page. `is_index`: the page is a folder's index."""
+    # `a/b/index.html` is page b, as `a/b.html` is, unless pages are served under it
+    name = source_path if is_index else re.sub(r"/index\.html$", ".html", source_path)
+    record = Page(
+        book=book,
+        lesson_id=lesson_id,
+        source_path=source_path,
+        title=page.title,
+        module=module,
+        url=url,
+        kind=page_kind(name, page.tags),
+        tags=page.tags,
+    )
+    blocks, dropped = page.blocks, 0
+    if record.kind == "quiz":
+        blocks, dropped = drop_unanswered_questions(blocks)
+    return ParsedPage(record, chunks_of(group_sections(blocks), record), dropped)
+
+
+def published_url(canonical: str, sitemap_url: str | None, base_url: str, served_path: str) -> str:
+    """The canonical link (resolved against the base URL when relative), else the page's URL in
+    sitemap.xml, else the base URL and the path the file is served at."""
+    if canonical:
+        return urljoin(base_url.rstrip("/") + "/", canonical) if base_url else canonical
+    return sitemap_url or page_url(base_url, served_path)
+
+
+def sitemap_urls(root: Path, served_paths: dict[str, str]) -> dict[str, str]:
+    """Each page's URL in the site's sitemap.xml (page path → URL): a URL belongs to the page
+    served at the end of its path (the site may live under a path of its origin)."""
+    try:
+        locations = ElementTree.parse(root / "sitemap.xml").getroot().iterfind(".//{*}loc")
+    except (OSError, ElementTree.ParseError):
+        return {}
+    pages: dict[str, str] = {}
+    for rel, served in served_paths.items():
+        pages[served.strip("/")] = rel
+        pages.setdefault(served.strip("/").removesuffix(".html"), rel)  # clean URLs
+    urls: dict[str, str] = {}
+    for location in locations:
+        url = (location.text or "").strip()
+        parts = [part for part in urlsplit(url).path.split("/") if part]
+        # the site's root page only when the URL is the origin's: "/" ends every path
+        ends = ["/".join(parts[i:]) for i in range(len(parts))] or [""]
+        rel = next((pages[end] for end in ends if end in pages), None)
+        if rel:
+            urls.setdefault(rel, url)
+    return urls
+
+
+@dataclass
+class Placement:
+    index_page: str | None  # the index page of the folder the page is in; None at the site's top
+    is_index: bool  # the page is a folder's index: other pages are served under its path
+
+
+def placements(served_paths: dict[str, str]) -> dict[str, Placement]:
+    """Where each page (page path → served path) sits in the site's folders; a folder's index
+    page is in its own folder, and the top folder (the one holding every page) is no module."""
+    if not served_paths:
+        return {}
+    parents = {  # "/a/b/" → "/", "/a/"
+        served[: i + 1]
+        for served in served_paths.values()
+        for i, ch in enumerate(served[:-1])
+        if ch == "/"
+    }
+    indexes = {
+        served: rel for rel, served in served_paths.items() if served in parents or served == "/"
+    }
+    folders = {
+        rel: served if served in indexes else served.rstrip("/").rsplit("/", 1)[0] + "/"
+        for rel, served in served_paths.items()
+    }
+    top = posixpath.commonpath(list(folders.values())).rstrip("/")
+    return {
+        rel: Placement(
+            None if folder.rstrip("/") == top else indexes.get(folder),
+            served_paths[rel] in indexes,
+        )
+        for rel, folder in folders.items()
+    }
+
+
+def _main_content(tree: LexborHTMLParser) -> LexborNode:
+    for selector in _CONTENT:
+        if node := tree.css_first(selector):
+            return node
+    return tree.body  # type: ignore[return-value]  # the parser always makes one
+
+
+def _breadcrumb_module(tree: LexborHTMLParser) -> str | None:
+    """The last breadcrumb before the page itself."""
+    trail = tree.css_first(_BREADCRUMBS)
+    if trail is None:
+        return None
+    crumbs: list[str] = []
+    for item in trail.css("li") or list(trail.iter()):
+        if item.css_matches(_CURRENT_CRUMB) or item.css_first(_CURRENT_CRUMB):
+            break
+        if text := _squash(item.text()):
+            crumbs.append(text)
+    return crumbs[-1] if crumbs else None
+
+
+def _navigation_module(tree: LexborHTMLParser, content: LexborNode) -> str | None:
+    """The section of the navigation that holds the page's own link."""
+    # the deepest "active" link is the page's own; those above it are its sections'
+    links = tree.css(_CURRENT_LINK) + list(reversed(tree.css(_ACTIVE_LINK)))
+    for link in links:
+        if _is_inside(link, content):
+            continue
+        item = _ancestor(link, "li")
+        section = _ancestor(item, "li") if item else None
+        if section and (label := _label(section)):
+            return label
+    return None
+
+
+def _label(item: LexborNode) -> str:
+    """A navigation entry's own text, not its sub-entries'. mdBook lists a chapter's sections in
+    an entry of their own, right after the chapter's."""
+    for child in item.iter():
+        if child.tag in ("ul", "ol"):
+            previous = item.prev
+            while previous is not None and previous.tag.startswith("-"):  # text, comments
+                previous = previous.prev
+            return _label(previous) if previous is not None and previous.tag == "li" else ""
+        if text := _squash(child.text()):
+            return text
+    return ""
+
+
+def _ancestor(node: LexborNode, tag: str) -> LexborNode | None:
+    parent = node.parent
+    while parent is not None and parent.tag != tag:
+        parent = parent.parent
+    return parent
+
+
+def _is_inside(node: LexborNode, container: LexborNode) -> bool:
+    return any(parent.mem_id == container.mem_id for parent in _ancestors(node))
+
+
+def _ancestors(node: LexborNode) -> Iterator[LexborNode]:
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        parent = parent.parent
+
+
+def _strip(content: LexborNode) -> None:
+    """Takes out of the content what is not the page's own text."""
+    _remove(content.css(_NOT_TEXT))
+    for header in content.css("header"):  # a page header may hold the title; other headers go
+        if header.css_first("h1"):
+            header.unwrap()
+    _remove(content.css("header"))
+    _remove([aside for aside in content.css("aside") if _mostly_links(aside)])  # not a note
+    _remove([
+        link for link in content.css("a[href]")
+        if _EDIT_LINK.fullmatch(_squash(link.text()))
+        or (_ancestor_in(link, _HEADINGS) and not any(ch.isalnum() for ch in link.text()))  # "¶"
+    ])
+
+
+def _ancestor_in(node: LexborNode, tags: tuple[str, ...]) -> bool:
+    return any(parent.tag in tags for parent in _ancestors(node))
+
+
+def _remove(nodes: list[LexborNode]) -> None:
+    """Removes the nodes; one inside another removed node goes with it (never twice)."""
+    removed = {node.mem_id for node in nodes}
+    for node in nodes:
+        if not any(parent.mem_id in removed for parent in _ancestors(node)):
+            node.decompose()
+
+
+def _mostly_links(node: LexborNode) -> bool:
+    linked = sum(len(_squash(link.text())) for link in node.css("a"))
+    return linked * 2 >= len(_squash(node.text()))
+
+
+def _is_listing(content: LexborNode) -> bool:
+    """A page whose every section title links to another page: tags, categories, blog lists."""
+    headings = content.css("h2, h3, h4, h5, h6")
+    return bool(headings) and all(_links_away(heading) for heading in headings)
+
+
+def _links_away(heading: LexborNode) -> bool:
+    links = [_ancestor(heading, "a")] + heading.css("a")
+    return any(
+        link is not None and not (link.attributes.get("href") or "#").startswith("#")
+        for link in links
+    )
+
+
+def _prose_words(content: LexborNode) -> int:
+    """Words outside headings and links."""
+    probe = content.clone()
+    _remove(probe.css("a, h1, h2, h3, h4, h5, h6"))
+    words = len(probe.text(separator=" ").split())
+    probe.decompose()
+    return words
+
+
+def _title(tree: LexborHTMLParser, content: LexborNode) -> str:
+    """The content's `<h1>`, else the `<title>` without the site's name ("Install | My Site",
+    "Install — My Site", "Install - My Site" → "Install")."""
+    if h1 := content.css_first("h1"):
+        return _squash(h1.text())
+    title = _squash(head.text()) if (head := tree.css_first("title")) else ""
+    for separator in _SITE_NAME_SEPARATORS:
+        page, found, _ = title.rpartition(separator)
+        if found and page.strip():
+            return page.strip()
+    return title
+
+
+def _blocks(node: LexborNode) -> Iterator[Block]:
+    """The node's blocks in reading order; a run of inline content makes a paragraph."""
+    run: list[LexborNode] = []
+    for child in node.iter(include_text=True):
+        if child.tag == "-text" or (child.tag in _INLINE and not _holds_blocks(child)):
+            run.append(child)
+            continue
+        yield from _paragraph(run)
+        run = []
+        if child.tag in _HEADINGS:
+            yield Block("heading", 0, 0, _squash(child.text()), int(child.tag[1]), _anchor(child))
+        elif child.tag == "pre":
+            yield _fence(child)
+        elif child.tag == "table":
+            yield from _table(child)
+        elif child.tag in ("ul", "ol"):
+            yield from _list(child)
+        elif not child.tag.startswith("-"):  # comments
+            yield from _blocks(child)
+    yield from _paragraph(run)
+
+
+def _holds_blocks(node: LexborNode) -> bool:
+    return any(not d.tag.startswith("-") and d.tag not in _INLINE for d in node.traverse())
+
+
+def _paragraph(run: list[LexborNode]) -> Iterator[Block]:
+    if text := _squash("".join(_inline(node) for node in run)):
+        yield Block("text", 0, 0, text)
+
+
+def _inline(node: LexborNode, skip: frozenset[str] = frozenset()) -> str:
+    """Text as shown, code in backticks, links as their text; block elements inside are kept
+    apart by a space."""
+    if node.tag == "-text":
+        return node.text_content or ""
+    if node.tag == "br":
+        return _BREAK
+    if node.tag in skip or node.tag.startswith("-"):
+        return ""
+    text = "".join(_inline(child, skip) for child in node.iter(include_text=True))
+    if node.tag == "code":
+        return f"`{_squash(text)}`" if text.strip() else ""
+    return text if node.tag in _INLINE else f" {text} "
+
+
+def _squash(text: str) -> str:
+    """Whitespace as a browser shows it: runs of it are one space; a <br> breaks the line."""
+    return "\n".join(" ".join(line.split()) for line in text.split(_BREAK)).strip()
+
+
+def _anchor(heading: LexborNode) -> str:
+    """The heading's id, an `<a id|name>` inside it, or the id of the section it heads."""
+    if anchor := heading.attributes.get("id"):
+        return anchor
+    for link in heading.css("a[id], a[name]"):
+        return link.attributes.get("id") or link.attributes.get("name") or ""
+    section = heading.parent
+    if section is None or section.tag != "section":
+        return ""
+    first = section.css_first(", ".join(_HEADINGS))
+    is_its_title = first is not None and first.mem_id == heading.mem_id
+    return (section.attributes.get("id") or "") if is_its_title else ""
+
+
+def _fence(pre: LexborNode) -> Block:
+    code = _code(pre).strip("\n").rstrip()
+    return Block("fence", 0, 0, f"```{_language(pre)}\n{code}\n```")
+
+
+def _code(node: LexborNode) -> str:
+    if node.tag == "-text":
+        return node.text_content or ""
+    if node.tag == "br":
+        return "\n"
+    return "".join(_code(child) for child in node.iter(include_text=True))
+
+
+def _language(pre: LexborNode) -> str:
+    """From a `language-x` class on the code, the pre or around it (Sphinx: `highlight-x`)."""
+    parent = pre.parent
+    for node in (pre.css_first("code"), pre, parent, parent.parent if parent else None):
+        match = _LANGUAGE.search(node.attributes.get("class") or "") if node else None
+        if match and match[1] not in _NO_LANGUAGE:
+            return match[1]
+    return ""
+
+
+def _table(table: LexborNode) -> Iterator[Block]:
+    """A pipe table, the first row as its header."""
+    rows = [
+        [_squash(_inline(cell)).replace("\n", " ").replace("|", "\\|")
+         for cell in row.iter() if cell.tag in ("th", "td")]
+        for row in table.css("tr")
+    ]
+    rows = [row for row in rows if row]
+    if rows:
+        width = max(len(row) for row in rows)
+        lines = ["| " + " | ".join(row + [""] * (width - len(row))) + " |" for row in rows]
+        lines.insert(1, "|" + "---|" * width)
+        yield Block("table", 0, 0, "\n".join(lines))
+
+
+def _list(node: LexborNode) -> Iterator[Block]:
+    """A list is one block of "- item" lines (nested lists indented); a code block or table in an
+    item is a block of its own between them."""
+    lines: list[str] = []
+    for part in _list_parts(node, 0):
+        if isinstance(part, str):
+            lines.append(part)
+            continue
+        if lines:
+            yield Block("text", 0, 0, "\n".join(lines))
+            lines = []
+        yield part
+    if lines:
+        yield Block("text", 0, 0, "\n".join(lines))
+
+
+def _list_parts(node: LexborNode, depth: int) -> Iterator[str | Block]:
+    items = [child for child in node.iter() if child.tag == "li"]
+    for number, item in enumerate(items, start=1):
+        marker = f"{number}." if node.tag == "ol" else "-"
+        if text := _squash(_inline(item, skip=_LIST_BREAKS)):
+            yield "  " * depth + f"{marker} {text}"
+        for inner in _outermost(item, _LIST_BREAKS):
+            if inner.tag in ("ul", "ol"):
+                yield from _list_parts(inner, depth + 1)
+            elif inner.tag == "pre":
+                yield _fence(inner)
+            else:
+                yield from _table(inner)
+
+
+def _outermost(node: LexborNode, tags: frozenset[str]) -> Iterator[LexborNode]:
+    for child in node.iter():
+        if child.tag in tags:
+            yield child
+        else:
+            yield from _outermost(child, tags)
+
+
+def _placed(blocks: list[Block]) -> list[Block]:
+    """The blocks with their offsets in the page's text (blocks joined by blank lines)."""
+    placed: list[Block] = []
+    start = 0
+    for block in blocks:
+        placed.append(
+            Block(block.kind, start, start + len(block.text), block.text, block.level, block.anchor)
+        )
+        start += len(block.text) + 2
+    return placed

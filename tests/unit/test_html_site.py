@@ -1,0 +1,397 @@
+"""Built HTML sites: real MkDocs, Sphinx and Docusaurus builds are ingested from their output
+folder, and each page comes out as its own content (no navigation, headers or footers), with
+its real title and module, whole code blocks and tables, and links to pages and ids the build
+really has."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from selectolax.lexbor import LexborHTMLParser
+
+from ingest_scripts.html_site import read_page
+from ingest_scripts.layouts import BuiltSite, detect_layout
+from ingest_scripts.pipeline import BookPlan, IngestError, plan_book
+from tests.support.books import SAMPLE_BOOK, write_book
+
+BASE_URL = "https://docs.example.com"
+PROSE = (
+    "It is written out at some length so that the section makes a passage of its own here. "
+    "Small sections are read together with the next one, which would hide the anchor we check, "
+    "so each section holds a few sentences like these ones."
+)
+# What the pages of a themed site show around their content, and no passage may hold.
+CHROME = (
+    "Next", "Previous", "Search", "Edit on", "©", "¶", "Powered by", "Built with", "built with",
+)
+
+MKDOCS = {
+    "mkdocs.yml": """site_name: Widgets Handbook
+copyright: © 2024 Widget Makers
+repo_url: https://github.com/example/widgets
+edit_uri: edit/main/docs/
+nav:
+  - Home: index.md
+  - 'User Guide':
+      - guide/index.md
+      - guide/configuration.md
+  - About: about.md
+markdown_extensions:
+  - admonition
+  - tables
+  - toc:
+      permalink: true
+""",
+    "docs/index.md": f"""# Welcome to widgets
+
+Widgets make dashboards out of numbers. {PROSE}
+
+## Getting started
+
+Install the package, then start the server:
+
+```python
+import widgets
+
+widgets.run(port=8000, debug=False)
+```
+""",
+    "docs/guide/index.md": f"# Guide overview\n\nThe guide walks through each setting. {PROSE}\n",
+    "docs/guide/configuration.md": f"""# Configuration
+
+Settings live in one file beside the dashboards. {PROSE}
+
+## Options
+
+| name | default |
+|---|---|
+| port | 8000 |
+| host | localhost |
+
+!!! warning "Mind the theme"
+    Themes may change how anchors look. {PROSE}
+
+## Options
+
+The same heading twice, as pages sometimes have. {PROSE}
+
+### Deeper options
+
+A heading nested below the repeated one. {PROSE}
+""",
+    "docs/about.md": f"# About the project\n\nWho makes widgets, and why. {PROSE}\n",
+}
+
+SPHINX = {
+    "conf.py": 'project = "Gadget Manual"\ncopyright = "2024, Gadget Team"\n'
+    'html_theme = "{theme}"\nhtml_theme_options = {{}}\n',
+    "index.rst": f"""Gadget Manual
+=============
+
+Gadgets measure things around the house. {PROSE}
+
+.. toctree::
+   :caption: Contents
+
+   intro
+   guide/index
+""",
+    "intro.rst": f"""Introduction
+============
+
+Gadgets are small and run on batteries. {PROSE}
+
+Setup
+-----
+
+Install it with pip. {PROSE}
+
+::
+
+    pip install gadget
+    gadget --init --force
+
+Options
+-------
+
+.. list-table::
+   :header-rows: 1
+
+   * - name
+     - default
+   * - port
+     - 8000
+
+.. note::
+
+   Notes are prose like any other paragraph. {PROSE}
+
+Options
+-------
+
+The same heading again, which gets an id of its own. {PROSE}
+""",
+    "guide/index.rst": f"""User Guide
+==========
+
+The guide explains how gadgets are wired. {PROSE}
+
+.. toctree::
+
+   wiring
+""",
+    "guide/wiring.rst": f"""Wiring
+======
+
+Connect the wires before switching on. {PROSE}
+
+Colours
+-------
+
+Red is live and blue is neutral. {PROSE}
+
+Details
+~~~~~~~
+
+=====  ======
+wire   colour
+=====  ======
+live   red
+=====  ======
+""",
+}
+
+
+def built_ids(page: Path) -> set[str]:
+    tree = LexborHTMLParser(page.read_text(encoding="utf-8"))
+    return {node.attributes["id"] or "" for node in tree.css("[id]")}
+
+
+def assert_links_are_real(plan: BookPlan, site: Path, base_url: str) -> None:
+    """Every passage links to an HTML file of the build and, if anchored, to an id on it."""
+    for chunk in plan.chunks:
+        path, _, anchor = chunk.url.removeprefix(base_url).partition("#")
+        served = site / path.lstrip("/")
+        candidates = (served / "index.html", served.with_name(f"{served.name}.html"), served)
+        page = next((file for file in candidates if file.is_file()), None)
+        assert page is not None, chunk.url
+        assert not anchor or anchor in built_ids(page), (chunk.url, sorted(built_ids(page)))
+
+
+def assert_no_chrome(plan: BookPlan, *chrome: str) -> None:
+    for chunk in plan.chunks:
+        for text in chrome:
+            assert text not in chunk.text, (text, chunk.url, chunk.text)
+
+
+@pytest.mark.parametrize("theme", ["mkdocs", "readthedocs"])
+def test_an_mkdocs_build_is_read_as_its_pages_say(tmp_path: Path, theme: str) -> None:
+    project = write_book(tmp_path / "project", MKDOCS)
+    (project / "mkdocs.yml").write_text(f"{MKDOCS['mkdocs.yml']}theme: {theme}\n", encoding="utf-8")
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f",
+                    str(project / "mkdocs.yml"), "-d", str(site)], check=True, capture_output=True)
+    assert isinstance(detect_layout(site), BuiltSite)
+    plan = plan_book(site, "widgets", BASE_URL)
+    assert plan.layout == "html"
+    assert sorted((p.source_path, p.title, p.module, p.url) for p in plan.pages) == [
+        ("about/index.html", "About the project", "", f"{BASE_URL}/about/"),
+        ("guide/configuration/index.html", "Configuration", "User Guide",
+         f"{BASE_URL}/guide/configuration/"),
+        ("guide/index.html", "Guide overview", "User Guide", f"{BASE_URL}/guide/"),
+        ("index.html", "Welcome to widgets", "", f"{BASE_URL}/"),
+    ]
+    assert "404.html" in plan.skipped_files
+    assert_no_chrome(plan, "Widgets Handbook", "Widget Makers", *CHROME)
+    assert_links_are_real(plan, site, BASE_URL)
+    text = "\n\n".join(c.text for c in plan.chunks)
+    assert "```python\nimport widgets\n\nwidgets.run(port=8000, debug=False)\n```" in text
+    assert "| name | default |\n|---|---|\n| port | 8000 |\n| host | localhost |" in text
+    assert "Themes may change how anchors look." in text and "Mind the theme" not in text
+    anchors = [c.anchor for c in plan.chunks if c.source_path == "guide/configuration/index.html"]
+    assert anchors == ["", "options", "options_1", "deeper-options"]
+    deeper = next(c for c in plan.chunks if c.anchor == "deeper-options")
+    assert deeper.section == "Options › Deeper options"
+
+
+@pytest.mark.parametrize("theme", ["alabaster", "classic"])
+def test_a_sphinx_build_is_read_as_its_pages_say(tmp_path: Path, theme: str) -> None:
+    source = write_book(tmp_path / "src", SPHINX)
+    (source / "conf.py").write_text(SPHINX["conf.py"].format(theme=theme), encoding="utf-8")
+    site = tmp_path / "out"
+    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(source), str(site)],
+                   check=True, capture_output=True)
+    plan = plan_book(site, "gadgets", BASE_URL)
+    assert plan.layout == "html"
+    assert [(p.source_path, p.title, p.module, p.kind) for p in plan.pages] == [
+        ("guide/index.html", "User Guide", "User Guide", "index"),
+        ("guide/wiring.html", "Wiring", "User Guide", "lesson"),
+        ("index.html", "Gadget Manual", "", "index"),
+        ("intro.html", "Introduction", "", "lesson"),
+    ]
+    assert {"genindex.html", "search.html"} <= set(plan.skipped_files)
+    assert_no_chrome(plan, "Gadget Manual documentation", "Gadget Team", "Navigation", *CHROME)
+    assert_links_are_real(plan, site, BASE_URL)
+    text = "\n\n".join(c.text for c in plan.chunks)
+    assert "```\npip install gadget\ngadget --init --force\n```" in text
+    assert "| name | default |\n|---|---|\n| port | 8000 |" in text
+    assert "| wire | colour |\n|---|---|\n| live | red |" in text
+    assert "Notes are prose like any other paragraph." in text and "\nNote\n" not in text
+    assert "Contents" not in text  # the toctree is navigation
+    intro = [c for c in plan.chunks if c.source_path == "intro.html"]
+    assert [c.anchor for c in intro] == ["", "setup", "options", "id1"]  # Sphinx's, on <section>
+    wiring = {c.section: c.url for c in plan.chunks if c.source_path == "guide/wiring.html"}
+    assert wiring["Colours › Details"] == f"{BASE_URL}/guide/wiring.html#details"
+
+
+def test_html_layout_can_be_forced_and_needs_html(tmp_path: Path) -> None:
+    site = write_book(tmp_path / "site", {
+        "index.html": f"<main><h1>Home</h1><p>Welcome to the site. {PROSE}</p></main>",
+        "notes.md": "# Notes\n\nA stray markdown file makes this look like sources.\n",
+    })
+    assert plan_book(site, "b").layout == "docusaurus"
+    plan = plan_book(site, "b", layout_name="html")
+    assert [(p.title, p.url) for p in plan.pages] == [("Home", "/")]
+    with pytest.raises(IngestError, match=r"no HTML \(\.html/\.htm\) files found"):
+        plan_book(write_book(tmp_path / "md", {"a.md": "# A\n"}), "b", layout_name="html")
+
+
+# --- pages written by hand ---------------------------------------------------------------------
+
+
+def page(body: str, head: str = "") -> str:
+    return f"<!doctype html><html><head>{head}</head><body>{body}</body></html>"
+
+
+def test_main_content_is_found_without_any_generators_class() -> None:
+    html = page(f"""
+        <a class="skip" href="#main">Skip to content</a>
+        <header><a href="/">Acme Docs</a><form><input placeholder="Search"></form></header>
+        <div class="layout"><div class="sidebar"><ul><li><a href="/a">Alpha</a></li></ul></div>
+        <main id="main"><nav class="crumbs">Home / Guide</nav>
+          <h1>Installing <a class="anchor" href="#top">#</a></h1>
+          <p>Install the tool with <code>pip install acme</code>, see <a href="/x">the notes</a>.
+             <img src="x.png" alt="a diagram"> {PROSE}</p>
+          <h2 id="verify">Verify <a href="#verify">¶</a></h2>
+          <ol><li>Run it<pre><code class="language-bash">acme --version
+acme check</code></pre></li><li>Read the output</li></ol>
+          <button>Copy</button><footer>Was this page helpful?</footer>
+        </main></div><footer>© 2024 Acme</footer>""", "<title>Installing | Acme Docs</title>")
+    result = read_page(html)
+    assert result is not None and result.title == "Installing"
+    blocks = [(b.kind, b.text, b.anchor) for b in result.blocks]
+    assert blocks == [
+        ("heading", "Installing", ""),
+        ("text", f"Install the tool with `pip install acme`, see the notes. {PROSE}", ""),
+        ("heading", "Verify", "verify"),
+        ("text", "1. Run it", ""),
+        ("fence", "```bash\nacme --version\nacme check\n```", ""),
+        ("text", "2. Read the output", ""),
+    ]
+
+
+def test_title_without_site_name_canonical_url_and_section_anchors(tmp_path: Path) -> None:
+    site = write_book(tmp_path / "site", {
+        "guide/setup.html": page(
+            f"""<div role="main"><section id="setup-guide"><p>Before anything else. {PROSE}</p>
+            <section id="first-steps"><h2>First steps</h2><p>Open the box. {PROSE}</p></section>
+            <section id="later"><h3>No id here <a name="later-on"></a></h3><p>Then. {PROSE}</p>
+            </section><h2>Untitled part</h2><p>Plain heading without an id. {PROSE}</p>
+            </section></div>""",
+            '<title>Setup guide — Gadgets 2.0 documentation</title>'
+            '<link rel="canonical" href="/en/latest/guide/setup.html">',
+        ),
+    })
+    plan = plan_book(site, "b", "https://gadgets.example.org/docs")
+    assert plan.pages[0].title == "Setup guide"
+    assert plan.pages[0].url == "https://gadgets.example.org/en/latest/guide/setup.html"
+    assert [(c.section, c.url.partition("#")[2]) for c in plan.chunks] == [
+        ("", ""), ("First steps", "first-steps"), ("First steps › No id here", "later-on"),
+        ("Untitled part", ""),
+    ]
+
+
+def test_a_page_without_headings_is_one_passage_under_its_title() -> None:
+    html = page(f"<article><p>Just a note. {PROSE}</p></article>", "<title>Note - Site</title>")
+    result = read_page(html)
+    assert result is not None and result.title == "Note"
+    assert [b.kind for b in result.blocks] == ["text"]
+
+
+@pytest.mark.parametrize("html", [
+    page("<main><h1>Page Not Found</h1><p>We could not find what you were looking for.</p></main>"),
+    page(f"<main><h1>Search</h1><p>{PROSE}</p></main>", '<meta name="robots" content="noindex">'),
+    page("<main><h1>Index</h1><h2>A</h2><ul><li><a href='/a'>alpha</a></li></ul></main>"),
+    page("<main><h1>Tagged chat</h1><article><a href='/docs/a'><h2>Asking</h2></a>"
+         f"<p>{PROSE}</p></article></main>"),
+], ids=["not found", "noindex", "index of links", "listing"])
+def test_pages_that_are_not_content_are_skipped(html: str) -> None:
+    assert read_page(html) is None
+
+
+def test_sitemap_gives_urls_and_a_copy_of_a_page_is_read_once(tmp_path: Path) -> None:
+    chapter = page(f"<main><h1>Foreword</h1><p>Why this book exists. {PROSE}</p></main>")
+    site = write_book(tmp_path / "book", {
+        "foreword.html": chapter,
+        "index.html": chapter,  # mdBook copies the first chapter to index.html
+        "part/ch1.html": page(f"<main><h1>Chapter one</h1><p>It begins. {PROSE}</p></main>"),
+        "sitemap.xml": '<?xml version="1.0"?>'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<url><loc>https://example.org/book/foreword</loc></url>"
+        "<url><loc>https://example.org/book/part/ch1</loc></url></urlset>",
+    })
+    plan = plan_book(site, "b", "https://elsewhere.example")
+    assert [(p.source_path, p.url) for p in plan.pages] == [
+        ("foreword.html", "https://example.org/book/foreword"),
+        ("part/ch1.html", "https://example.org/book/part/ch1"),
+    ]
+    assert plan.skipped_files == ["index.html"]
+
+
+# --- Docusaurus --------------------------------------------------------------------------------
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs_site_plugin" / "example"
+
+
+@pytest.mark.e2e
+def test_a_docusaurus_build_reads_like_its_markdown(tmp_path: Path) -> None:
+    """The example site built over the sample book: the same pages, titles, modules, sections
+    and anchors as ingesting the markdown, and the same code blocks and tables."""
+    if not (EXAMPLE / "node_modules").exists():
+        pytest.fail("the example site's npm packages are missing: `make test` installs them")
+    site = tmp_path / "build"
+    build = subprocess.run(
+        ["npx", "docusaurus", "build", "--out-dir", str(site)],
+        cwd=EXAMPLE, env=os.environ | {"LECTERN_DOCS_PATH": str(SAMPLE_BOOK)},
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert build.returncode == 0, build.stderr[-3000:] or build.stdout[-3000:]
+    origin = "http://127.0.0.1:3000"  # the site's url: its canonical links use it
+    plan = plan_book(site, "guide")
+    markdown = plan_book(SAMPLE_BOOK, "guide", origin)
+    assert sorted((p.url, p.title, p.module, p.kind) for p in plan.pages) == sorted(
+        (p.url, p.title, p.module, p.kind) for p in markdown.pages
+    )
+    assert "404.html" in plan.skipped_files and "docs/tags/index.html" in plan.skipped_files
+    assert [(c.url, c.section) for c in sorted(plan.chunks, key=lambda c: (c.url, c.position))] == [
+        (c.url, c.section) for c in sorted(markdown.chunks, key=lambda c: (c.url, c.position))
+    ]
+    # the book itself says "Search is temporarily unavailable"
+    assert_no_chrome(plan, "Lectern example", "Skip to main content", "On this page", "Tags:",
+                     "Next", "Previous", "Edit this page", "©", "\u200b")
+    assert_links_are_real(plan, site, origin)
+    html_text, markdown_text = (
+        "\n\n".join(c.text for c in p.chunks) for p in (plan, markdown)
+    )
+    fence = re.compile(r"^```.*?^```$", re.MULTILINE | re.DOTALL)
+    assert sorted(fence.findall(html_text)) == sorted(fence.findall(markdown_text)) != []
+    tables = re.compile(r"^\|.*\|$(?:\n^\|.*\|$)+", re.MULTILINE)
+    rule = re.compile(r"^\|[-|: ]+\|$", re.MULTILINE)
+    assert [rule.sub("|---|", t) for t in tables.findall(html_text)] != []
+    assert sorted(" ".join(rule.sub("", t).split()) for t in tables.findall(html_text)) == sorted(
+        " ".join(rule.sub("", t).replace("**", "").split()) for t in tables.findall(markdown_text)
+    )
