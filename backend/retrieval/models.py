@@ -42,7 +42,7 @@ class Chunk(BaseModel):
     position: int  # order of the chunk within its page
     text: str
     overlap_chars: int = 0  # text starts with this much of the previous part (for context)
-    start: int  # character offsets of the passage in the source file
+    start: int  # character offsets of the passage in the source file (HTML: in its text)
     end: int
 
     @property

@@ -1,6 +1,5 @@
 """The answer engine end to end: real agent loop, offline model, real retrieval and grounding."""
 
-from pathlib import Path
 
 import pytest
 
@@ -49,17 +48,6 @@ Stepper motors move in fixed angular steps, typically 1.8 degrees per step, with
 Missed steps go unnoticed because nothing measures the real shaft angle.
 """,
 }
-
-
-@pytest.fixture(scope="module")
-def real_library(real_book_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Library:
-    import shutil
-
-    data = tmp_path_factory.mktemp("answers") / "data"
-    shutil.copytree(real_book_template, data)
-    library = Library(Settings(LECTERN_DATA_DIR=data, LECTERN_BOOK="physical-ai"))
-    yield library
-    library.close()
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 corpora is read as a reader would see it (slow: ingests the Redux docs too)."""
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -41,15 +40,6 @@ def redux(tmp_path_factory: pytest.TempPathFactory) -> Library:
     library.close()
 
 
-@pytest.fixture(scope="module")
-def physical_ai(real_book_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Library:
-    data = tmp_path_factory.mktemp("quoted") / "data"
-    shutil.copytree(real_book_template, data)
-    library = Library(Settings(LECTERN_DATA_DIR=data, LECTERN_BOOK="physical-ai"))
-    yield library
-    library.close()
-
-
 async def quoted_answers(library: Library, question_files: list[Path]) -> dict[str, str]:
     engine = library.engine()
     answers = {}
@@ -68,9 +58,9 @@ def test_the_markup_check_sees_markup() -> None:
     assert markup_in("Uses `<robot>` and `[a](b)` in code [1]") == []
 
 
-async def test_no_quoted_answer_on_the_physical_ai_book_shows_markup(physical_ai: Library) -> None:
+async def test_no_quoted_answer_on_the_physical_ai_book_shows_markup(real_library: Library) -> None:
     files = [EVAL_QUESTIONS, *sorted(PROJECT_QUESTIONS.glob("physical-ai-*.jsonl"))]
-    answers = await quoted_answers(physical_ai, files)
+    answers = await quoted_answers(real_library, files)
     assert len(answers) > 100
     assert {qid: markup_in(text) for qid, text in answers.items() if markup_in(text)} == {}
 
