@@ -31,9 +31,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await app.state.store.start()
         await asyncio.to_thread(_warm_up, library)
         log.info("ready", extra={"book": settings.book, "model": library.models.name})
+        stop = asyncio.Event()
+        watching = _watch(library, settings, stop)
         try:
             yield
         finally:
+            stop.set()
+            if watching:
+                await watching
             await app.state.store.close()
             library.close()
 
@@ -64,6 +69,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(pages.router)
     return app
+
+
+def _watch(library: Library, settings: Settings, stop: asyncio.Event) -> asyncio.Task | None:
+    """With LECTERN_WATCH set, the book's folder is re-ingested here whenever it changes."""
+    if settings.watch is None:
+        return None
+    from ingest_scripts.watch import BookWatcher  # the service needs ingest only when watching
+
+    watcher = BookWatcher(library, settings.watch, settings.book, settings.base_url, settings.layout)
+    log.info("watching", extra={"path": str(settings.watch), "book": settings.book})
+    return asyncio.create_task(watcher.run(stop))
 
 
 def _warm_up(library: Library) -> None:

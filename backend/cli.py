@@ -51,14 +51,28 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     book: BookOption = None,
     data_dir: DataDirOption = None,
+    watch: Annotated[Path | None, typer.Option(
+        help="The book's folder: re-ingest it in this process whenever it changes.")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        help="With --watch: site origin for citation links.")] = None,
+    layout: Annotated[str | None, typer.Option(
+        help="With --watch: docusaurus, mkdocs, mdbook, plain or html [default: detected]")] = None,
 ) -> None:
     """Run the HTTP API, the widget and the demo site (http://HOST:PORT/demo/)."""
     import uvicorn
 
     from backend.app import create_app
 
-    overrides = {"LECTERN_BOOK": book, "LECTERN_DATA_DIR": data_dir}
-    settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
+    overrides = {
+        "LECTERN_BOOK": book, "LECTERN_DATA_DIR": data_dir, "LECTERN_WATCH": watch,
+        "LECTERN_BASE_URL": base_url, "LECTERN_LAYOUT": layout,
+    }
+    try:
+        settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        raise fail(f"{exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}") from None
+    if settings.watch is not None and not settings.watch.is_dir():
+        raise fail(f"--watch {settings.watch}: no such folder")
     try:
         application = create_app(settings)
     except SERVICE_ERRORS as exc:

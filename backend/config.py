@@ -43,6 +43,12 @@ class Settings(BaseSettings):
         alias="LECTERN_CORS_ORIGINS",
     )
     top_k: int = Field(6, alias="LECTERN_TOP_K")
+    # `lectern serve --watch`: the book's folder, re-ingested in the serving process on change.
+    watch: Path | None = Field(None, alias="LECTERN_WATCH")
+    base_url: str = Field("", alias="LECTERN_BASE_URL")  # citation links' origin when watching
+    layout: Literal["docusaurus", "mkdocs", "mdbook", "plain", "html"] | None = Field(
+        None, alias="LECTERN_LAYOUT"
+    )
     log_user_text: bool = Field(False, alias="LECTERN_LOG_USER_TEXT")
 
     @property

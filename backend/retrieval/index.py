@@ -6,12 +6,14 @@ removed by the next one. The collection's metadata records which embedding model
 vectors, so a different model triggers a clean rebuild instead of a mix.
 """
 
+import functools
 import re
+import threading
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
@@ -58,7 +60,7 @@ def open_client(settings: Settings, check: bool = True) -> QdrantClient:
                 client.get_collections()
             return client
         settings.qdrant_path.mkdir(parents=True, exist_ok=True)
-        return QdrantClient(path=str(settings.qdrant_path))
+        return cast(QdrantClient, _OneCallAtATime(QdrantClient(path=str(settings.qdrant_path))))
     except RuntimeError as exc:
         if "already accessed" in str(exc):
             raise IndexUnavailable(
@@ -68,6 +70,27 @@ def open_client(settings: Settings, check: bool = True) -> QdrantClient:
         raise
     except (ResponseHandlingException, UnexpectedResponse, OSError) as exc:
         raise IndexUnavailable(f"cannot reach Qdrant at {settings.qdrant_url}: {exc}") from exc
+
+
+class _OneCallAtATime:
+    """Embedded Qdrant keeps its collections in plain dicts and is not thread-safe; readers'
+    searches and a re-ingest in the same process (`lectern serve --watch`) take turns."""
+
+    def __init__(self, client: QdrantClient):
+        self._client = client
+        self._lock = threading.RLock()
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._client, name)
+        if not callable(attribute):
+            return attribute
+
+        @functools.wraps(attribute)
+        def one_at_a_time(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return attribute(*args, **kwargs)
+
+        return one_at_a_time
 
 
 def validate_book_id(book: str) -> str:
