@@ -79,6 +79,7 @@ class HtmlPage:
     canonical: str  # `<link rel=canonical>`, "" when the page has none
     module: str | None  # from its breadcrumbs or its navigation; None when they say nothing
     tags: list[str]
+    description: str = ""  # its `<meta name=description>`
 
 
 def read_page(html: str) -> HtmlPage | None:
@@ -96,12 +97,14 @@ def read_page(html: str) -> HtmlPage | None:
     if _prose_words(content) < MIN_PROSE_WORDS:
         return None
     canonical = tree.css_first("link[rel=canonical]")
+    description = tree.css_first("meta[name=description]")
     return HtmlPage(
         title=title,
         blocks=_placed(list(_blocks(content))),
         canonical=(canonical.attributes.get("href") or "").strip() if canonical else "",
         module=module,
         tags=[_squash(tag.text()) for tag in tree.css("a[rel~=tag]")],
+        description=_squash(description.attributes.get("content") or "") if description else "",
     )
 
 
@@ -128,6 +131,7 @@ def chunk_html_page(
         url=url,
         kind=page_kind(name, page.tags),
         tags=page.tags,
+        description=page.description,
     )
     blocks, dropped = page.blocks, 0
     if record.kind == "quiz":
@@ -456,7 +460,8 @@ def _list(node: LexborNode) -> Iterator[Block]:
 
 def _list_parts(node: LexborNode, depth: int) -> Iterator[str | Block]:
     items = [child for child in node.iter() if child.tag == "li"]
-    for number, item in enumerate(items, start=1):
+    start = node.attributes.get("start") or "1"
+    for number, item in enumerate(items, start=int(start) if start.isdigit() else 1):
         marker = f"{number}." if node.tag == "ol" else "-"
         if text := _squash(_inline(item, skip=_LIST_BREAKS)):
             yield "  " * depth + f"{marker} {text}"

@@ -2,6 +2,7 @@
 
 import json
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,14 +178,24 @@ def plan_site(root: Path, book: str, base_url: str, layout: BuiltSite) -> BookPl
     sitemap = sitemap_urls(root, served)
     placed = placements(served)
     plan = BookPlan([], [], 0, skipped, layout.name)
+    # A folder's index page is the overview of the module its pages are in, though its own
+    # breadcrumbs end one level up (Docusaurus's category pages).
+    in_folder: dict[str, Counter[str]] = {}
+    for rel, page in read.items():
+        index_page = placed[rel].index_page
+        if index_page and index_page != rel and page.module:
+            in_folder.setdefault(index_page, Counter())[page.module] += 1
     for rel, page in read.items():
         index_page = placed[rel].index_page
         folder_title = read[index_page].title if index_page else ""
+        module = folder_title if page.module is None else page.module
+        if rel in in_folder:
+            module = in_folder[rel].most_common(1)[0][0]
         parsed = chunk_html_page(
             page,
             rel,
             book=book,
-            module=folder_title if page.module is None else page.module,
+            module=module,
             url=published_url(page.canonical, sitemap.get(rel), base_url, served[rel]),
             lesson_id=layout.page_id(rel, {}),
             is_index=placed[rel].is_index,

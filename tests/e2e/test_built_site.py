@@ -6,7 +6,6 @@ import re
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import unquote
 
 import pytest

@@ -293,6 +293,16 @@ acme check</code></pre></li><li>Read the output</li></ol>
     ]
 
 
+def test_a_numbered_list_keeps_its_numbers_and_the_page_its_description() -> None:
+    """A quiz continues its numbering after a heading (`<ol start=5>`), as the page shows it."""
+    html = page(f"""<main><h1>Quiz</h1><p>{PROSE}</p><h2 id="part-2">Part 2</h2>
+        <ol start="5"><li>What is a node?</li><li>What is a topic?</li></ol></main>""",
+                '<title>Quiz</title><meta name="description" content="Check what you learned.">')
+    result = read_page(html)
+    assert result is not None and result.description == "Check what you learned."
+    assert [b.text for b in result.blocks if b.kind == "text"][-1] == "5. What is a node?\n6. What is a topic?"
+
+
 def test_title_without_site_name_canonical_url_and_section_anchors(tmp_path: Path) -> None:
     site = write_book(tmp_path / "site", {
         "guide/setup.html": page(
