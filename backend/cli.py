@@ -20,7 +20,7 @@ from backend.question import Question, Turn
 from backend.retrieval.embeddings import EmbeddingError
 from backend.retrieval.index import BookNotIngested, IndexUnavailable
 from backend.retrieval.search import RetrievalMode
-from ingest_scripts.cli import fail, ingest_command
+from ingest_scripts.cli import LayoutChoice, fail, ingest_command
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="Lectern: ask this book.")
 app.command("ingest")(ingest_command)
@@ -55,8 +55,8 @@ def serve(
         help="The book's folder: re-ingest it in this process whenever it changes.")] = None,
     base_url: Annotated[str | None, typer.Option(
         help="With --watch: site origin for citation links.")] = None,
-    layout: Annotated[str | None, typer.Option(
-        help="With --watch: docusaurus, mkdocs, mdbook, plain or html [default: detected]")] = None,
+    layout: Annotated[LayoutChoice | None, typer.Option(
+        help="With --watch: how the site publishes the book [default: detected]")] = None,
 ) -> None:
     """Run the HTTP API, the widget and the demo site (http://HOST:PORT/demo/)."""
     import uvicorn
@@ -65,7 +65,7 @@ def serve(
 
     overrides = {
         "LECTERN_BOOK": book, "LECTERN_DATA_DIR": data_dir, "LECTERN_WATCH": watch,
-        "LECTERN_BASE_URL": base_url, "LECTERN_LAYOUT": layout,
+        "LECTERN_BASE_URL": base_url, "LECTERN_LAYOUT": layout.value if layout else None,
     }
     try:
         settings = Settings(**{k: v for k, v in overrides.items() if v is not None})

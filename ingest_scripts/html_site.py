@@ -254,10 +254,7 @@ def _label(item: LexborNode) -> str:
 
 
 def _ancestor(node: LexborNode, tag: str) -> LexborNode | None:
-    parent = node.parent
-    while parent is not None and parent.tag != tag:
-        parent = parent.parent
-    return parent
+    return next((parent for parent in _ancestors(node) if parent.tag == tag), None)
 
 
 def _is_inside(node: LexborNode, container: LexborNode) -> bool:

@@ -22,14 +22,14 @@ import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Literal, get_args
 
 import yaml
 
 from ingest_scripts.permalinks import HeadingSlugger, doc_id, permalink
 
 LayoutName = Literal["docusaurus", "mkdocs", "mdbook", "plain", "html"]
-LAYOUTS: tuple[LayoutName, ...] = ("docusaurus", "mkdocs", "mdbook", "plain", "html")
+LAYOUTS: tuple[LayoutName, ...] = get_args(LayoutName)
 SUFFIXES = {"markdown": (".md", ".mdx"), "HTML": (".html", ".htm")}
 
 
@@ -228,7 +228,7 @@ class BuiltSite(Layout):
 
 _DETECTED: tuple[type[BuiltSite] | type[MdBook] | type[MkDocs], ...] = (BuiltSite, MdBook, MkDocs)
 _BY_NAME: dict[str, type[Layout]] = {
-    "docusaurus": Docusaurus, "mkdocs": MkDocs, "mdbook": MdBook, "plain": Plain, "html": BuiltSite,
+    cls.name: cls for cls in (Docusaurus, MkDocs, MdBook, Plain, BuiltSite)
 }
 
 

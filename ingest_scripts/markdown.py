@@ -32,7 +32,9 @@ _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(\s[^<>]*)?/?>")
 # Comments readers never see: MDX `{/* … */}` and HTML `<!-- … -->`, either of which may span
 # blank lines (and so several blocks).
 _COMMENTS = {"{/*": "*/}", "<!--": "-->"}
-_COMMENT = re.compile(r"\{/\*.*?\*/\}|<!--.*?-->", re.DOTALL)
+_COMMENT = re.compile(
+    "|".join(f"{re.escape(start)}.*?{re.escape(end)}" for start, end in _COMMENTS.items()), re.DOTALL
+)
 _INLINE_MARKUP = re.compile(r"\*\*|__|`|(?<!\w)[*_](?!\s)|(?<!\s)[*_](?!\w)")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 # Inline markup a reader sees as its text: a code span is left as it is (`<robot>` included);

@@ -121,14 +121,15 @@ class BookCorpus:
             and not (_acronym(name) and any(spelled_out(name, chunk.text) for chunk in self.chunks))
         ]
 
-    def similarity_scale(self, query_vector: np.ndarray) -> tuple[float, float]:
-        """The question's mean cosine similarity to the whole book (the 0 of semantic scores)
-        and the rescaled score of its most similar passage (how near the book comes at all)."""
+    def semantic_scores(self, query_vector: np.ndarray) -> np.ndarray:
+        """Every passage's cosine similarity to the question, rescaled so that 0 is the
+        question's average similarity to the whole book and 1 a perfect match (floored at 0)."""
         if not len(self.vectors):
-            return 0.0, 0.0
-        cosines = self.vectors @ (query_vector / max(float(np.linalg.norm(query_vector)), 1e-9))
-        mean = float(cosines.mean())
-        return mean, max(0.0, (float(cosines.max()) - mean) / (1 - mean))
+            return np.zeros(0)
+        unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
+        cosines = (self.vectors @ unit).astype(np.float64)
+        mean = cosines.mean()
+        return np.maximum(0.0, (cosines - mean) / (1 - mean))
 
     def page_chunks(self, source_path: str) -> list[Chunk]:
         return self._by_page.get(source_path, [])
@@ -194,8 +195,9 @@ class Retriever:
         return self._calibration[1]
 
     def topical_similarity(self, query: str) -> float:
+        """The semantic score of the passage most similar to `query`: how near the book comes."""
         vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
-        return self.corpus.similarity_scale(vector)[1]
+        return float(self.corpus.semantic_scores(vector).max(initial=0.0))
 
     def search(
         self,
@@ -285,11 +287,10 @@ class Retriever:
         for window in windows:
             passage = lexical.weighted_share(asked, corpus.terms[window.chunk_id], corpus.idf)
             window.lexical += PASSAGE_CONTEXT * (max(passage, window.lexical) - window.lexical)
-        query_unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
-        baseline, topical = corpus.similarity_scale(query_vector)
+        semantic = corpus.semantic_scores(query_vector)
         for window in windows:
-            cosine = float(corpus.vectors[corpus.row[window.chunk_id]] @ query_unit)
-            window.semantic = max(0.0, (cosine - baseline) / (1 - baseline))
+            window.semantic = float(semantic[corpus.row[window.chunk_id]])
+        topical = float(semantic.max())
         kind = {hit.chunk.id: hit.chunk.kind for hit in hits}
         # A lesson says it in full; a summary or overview restates it: quote the lesson.
         question = query.whole
