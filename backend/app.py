@@ -7,16 +7,22 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
-from slowapi import Limiter
+from fastapi.openapi.utils import get_openapi
 
-from backend.api import errors, feedback, health, logs, pages
-from backend.api.chat import chat_router, session_key
+from backend.api import errors, health, logs, pages
+from backend.api.chat import chat_router
+from backend.api.edge import BodyLimit, ForwardedFor, SecurityHeaders
+from backend.api.feedback import feedback_router
+from backend.api.limits import make_limiter
 from backend.config import Settings, get_settings
 from backend.engine import Library
 from backend.retrieval.index import BookNotIngested
 from backend.store import ResilientStore, open_store
 
 log = logging.getLogger("lectern.app")
+# How uvicorn must serve the app: X-Forwarded-For is read by the app itself (edge.ForwardedFor,
+# LECTERN_PROXY_HOPS), never by the server, which would believe any client's header.
+SERVER_OPTIONS = {"proxy_headers": False, "log_config": None}
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -27,7 +33,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         library = Library(settings, check=False)  # a server that is down means 503s, not no app
         app.state.library = library
-        app.state.store = ResilientStore(open_store(settings), settings.data_dir)
+        app.state.store = ResilientStore(open_store(settings), settings.data_dir, settings.dependency_timeout)
         await app.state.store.start()
         await asyncio.to_thread(_warm_up, library)
         log.info("ready", extra={"book": settings.book, "model": library.models.name})
@@ -49,11 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
-    app.state.limiter = Limiter(
-        key_func=session_key,
-        storage_uri=settings.redis_url or "memory://",
-        in_memory_fallback_enabled=True,  # Redis down: keep limiting, per instance
-    )
+    app.state.limiter = make_limiter(settings)
     errors.install(app)
     app.add_middleware(
         CORSMiddleware,
@@ -63,12 +65,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         expose_headers=["Retry-After", "X-Request-Id"],
         allow_credentials=False,
     )
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(logs.RequestContext)
+    app.add_middleware(ForwardedFor, hops=settings.proxy_hops)  # outermost: every layer sees the reader
     app.include_router(chat_router(app.state.limiter, settings))
-    app.include_router(feedback.router)
+    app.include_router(feedback_router(app.state.limiter, settings))
     app.include_router(health.router)
     app.include_router(pages.router)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
+
+
+def _openapi(app: FastAPI) -> dict:
+    """The schema as the API behaves: invalid requests get 400 with a message (errors.py), so
+    FastAPI's generated 422 responses and their schemas are left out."""
+    if app.openapi_schema is None:
+        schema = get_openapi(title=app.title, version=app.version, summary=app.summary, routes=app.routes)
+        for path in schema["paths"].values():
+            for operation in path.values():
+                operation.get("responses", {}).pop("422", None)
+        for name in ("HTTPValidationError", "ValidationError"):
+            schema.get("components", {}).get("schemas", {}).pop(name, None)
+        app.openapi_schema = schema
+    return app.openapi_schema
 
 
 def _watch(library: Library, settings: Settings, stop: asyncio.Event) -> asyncio.Task | None:

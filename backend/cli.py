@@ -61,7 +61,7 @@ def serve(
     """Run the HTTP API, the widget and the demo site (http://HOST:PORT/demo/)."""
     import uvicorn
 
-    from backend.app import create_app
+    from backend.app import SERVER_OPTIONS, create_app
 
     overrides = {
         "LECTERN_BOOK": book, "LECTERN_DATA_DIR": data_dir, "LECTERN_WATCH": watch,
@@ -77,7 +77,7 @@ def serve(
         application = create_app(settings)
     except SERVICE_ERRORS as exc:
         raise fail(str(exc)) from None
-    uvicorn.run(application, host=host, port=port, log_config=None)
+    uvicorn.run(application, host=host, port=port, **SERVER_OPTIONS)  # type: ignore[arg-type]
 
 
 @app.command()

@@ -35,9 +35,21 @@ class Settings(BaseSettings):
 
     database_url: str | None = Field(None, alias="DATABASE_URL")
     redis_url: str | None = Field(None, alias="REDIS_URL")
+    # A Qdrant server or database that has not answered after this long counts as down: the
+    # request gets its 503 (or the write is spooled) instead of waiting.
+    dependency_timeout: float = Field(3.0, gt=0, alias="LECTERN_DEPENDENCY_TIMEOUT")
+    # Redis answers rate-limit checks in about a millisecond when healthy; after this long the
+    # limits fall back to this instance's memory until it answers again.
+    redis_timeout: float = Field(0.25, gt=0, alias="LECTERN_REDIS_TIMEOUT")
 
     rate_limit: str = Field("100/hour", alias="LECTERN_RATE_LIMIT")
     rate_limit_per_address: str = Field("300/hour", alias="LECTERN_RATE_LIMIT_PER_ADDRESS")
+    rate_limit_feedback: str = Field("60/hour", alias="LECTERN_RATE_LIMIT_FEEDBACK")
+    # Reverse proxies in front of the service that append the client's address to
+    # X-Forwarded-For (1 on Railway, Fly or behind one nginx); 0 trusts no forwarded header.
+    proxy_hops: int = Field(0, ge=0, le=10, alias="LECTERN_PROXY_HOPS")
+    # The largest valid chat request (every field at its maximum, UTF-8) is under 0.75 MiB.
+    max_body_bytes: int = Field(1024 * 1024, gt=0, alias="LECTERN_MAX_BODY_BYTES")
     cors_origins: list[str] = Field(
         ["http://localhost:3000", "http://127.0.0.1:3000", "http://localhost:8000"],
         alias="LECTERN_CORS_ORIGINS",

@@ -1,13 +1,16 @@
 """Wiring: settings → vector store → retriever → answer engine, shared by the CLI and the app."""
 
+import asyncio
 import logging
+
+from qdrant_client import QdrantClient
 
 from backend.agent.agent import AnswerEngine
 from backend.agent.providers import ModelFactory
 from backend.config import Settings
 from backend.retrieval import lexical
 from backend.retrieval.embeddings import make_embedder
-from backend.retrieval.index import BookIndex, BookNotIngested, open_client
+from backend.retrieval.index import BookIndex, BookNotIngested, IndexUnavailable, open_client
 from backend.retrieval.search import RetrievalMode, Retriever
 
 log = logging.getLogger("lectern.engine")
@@ -15,14 +18,24 @@ log = logging.getLogger("lectern.engine")
 
 class Library:
     """The books this process answers from. One Qdrant client (embedded mode allows only one
-    per data dir), one embedder and one model factory serve every book."""
+    per data dir), one embedder and one model factory serve every book.
+
+    With `check=False` (the server) a vector store that cannot be opened is not fatal: every
+    request that needs it gets IndexUnavailable (a 503 with the reason) and the next one tries
+    to open it again, so the service starts, reports what is wrong and recovers on its own."""
 
     def __init__(self, settings: Settings, check: bool = True):
         self.settings = settings
-        self.client = open_client(settings, check)
+        self._client: QdrantClient | None = open_client(settings, check) if check else None
         self.embedder = make_embedder(settings)
         self.models = ModelFactory(settings)
         self._engines: dict[tuple[str, str], AnswerEngine] = {}
+
+    @property
+    def client(self) -> QdrantClient:
+        if self._client is None:
+            self._client = open_client(self.settings, check=False)
+        return self._client
 
     def engine(self, book: str | None = None, mode: RetrievalMode = "hybrid") -> AnswerEngine:
         """The engine of an ingested book (BookNotIngested otherwise, so unknown ids that
@@ -39,5 +52,22 @@ class Library:
             self._engines[key] = AnswerEngine(retriever, self.models, self.settings.top_k)
         return self._engines[key]
 
+    async def loaded_engine(self, book: str | None = None) -> AnswerEngine:
+        """engine() with the book loaded, off the event loop and within the dependency timeout
+        (IndexUnavailable after it), so a vector store that hangs holds up only its callers."""
+
+        def load() -> AnswerEngine:
+            engine = self.engine(book)
+            engine.retriever.corpus  # noqa: B018 (loads the book's passages once)
+            return engine
+
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(load), self.settings.dependency_timeout)
+        except TimeoutError:
+            raise IndexUnavailable(
+                f"the vector store did not answer within {self.settings.dependency_timeout:g} s"
+            ) from None
+
     def close(self) -> None:
-        self.client.close()
+        if self._client is not None:
+            self._client.close()

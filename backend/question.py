@@ -4,6 +4,7 @@ things split into parts). Retrieval, the agent and grounding all read it from he
 
 import html
 import re
+import unicodedata
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
@@ -29,9 +30,11 @@ _SPACE_BEFORE_PUNCTUATION = re.compile(r"(?<=\w) (?=[?!.,;:](?:\s|$))")  # where
 
 
 def readable(text: str) -> str:
-    """What a reader's text says with HTML markup (and entities) taken out."""
-    text = _MARKUP.sub(" ", _CODE_ELEMENT.sub(" ", text))
-    return _SPACE_BEFORE_PUNCTUATION.sub("", " ".join(html.unescape(text).split()))
+    """What a reader's text says with HTML markup (and entities) and invisible format characters
+    (zero-width spaces and joiners, soft hyphens, byte-order marks) taken out."""
+    text = html.unescape(_MARKUP.sub(" ", _CODE_ELEMENT.sub(" ", text)))
+    text = "".join(char for char in text if unicodedata.category(char) != "Cf")
+    return _SPACE_BEFORE_PUNCTUATION.sub("", " ".join(text.split()))
 
 
 class Question(BaseModel):

@@ -57,17 +57,19 @@ def ingest_command(
         if dry_run:
             print_plan(out, plan, json_output)
             return
-        index = BookIndex(open_client(settings), book)
-        embedder = make_embedder(settings)
-        with Progress(
-            TextColumn("[bold]embedding"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-            console=err, transient=True, disable=json_output,
-        ) as progress:
-            task = progress.add_task("embed", total=None)
-            report = ingest(
-                plan, index, embedder,
-                on_progress=lambda done, total: progress.update(task, completed=done, total=total),
-            )
+        client = open_client(settings)
+        try:
+            with Progress(
+                TextColumn("[bold]embedding"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                console=err, transient=True, disable=json_output,
+            ) as progress:
+                task = progress.add_task("embed", total=None)
+                report = ingest(
+                    plan, BookIndex(client, book), make_embedder(settings),
+                    on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+                )
+        finally:
+            client.close()
     except (IngestError, FrontMatterError, LayoutError, IndexUnavailable, EmbeddingError, ValueError) as exc:
         raise fail(str(exc)) from None
     if json_output:

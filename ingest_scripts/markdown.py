@@ -88,13 +88,21 @@ class ParsedPage:
     dropped_questions: int
 
 
+_FRONT_MATTER_KEY = re.compile(r"[A-Za-z_][\w-]*:(\s|$)")
+
+
 def split_front_matter(source: str, source_path: str) -> tuple[dict, int]:
     """Returns the front matter and the character offset where the body starts."""
     if not source.startswith("---"):
         return {}, 0
     match = re.compile(r"^---[ \t]*\r?$", re.MULTILINE).search(source, 3)
     first_line_end = source.find("\n")
-    if match is None or first_line_end < 0 or source[3:first_line_end].strip():
+    if first_line_end < 0 or source[3:first_line_end].strip():
+        return {}, 0
+    if match is None:
+        # A page may open with a thematic break; one whose next line is a `key:` opened front matter.
+        if _FRONT_MATTER_KEY.match(source, first_line_end + 1):
+            raise FrontMatterError(f"{source_path}:1: front matter is never closed (no '---' line after it)")
         return {}, 0
     raw = source[first_line_end + 1 : match.start()]
     try:

@@ -219,6 +219,9 @@ def ingest(
     unchanged chunks; does nothing at all when nothing changed."""
     started = time.perf_counter()
     book = index.book
+    if not plan.chunks:
+        skipped = f" ({len(plan.skipped_files)} files skipped: draft, unlisted or empty)" if plan.skipped_files else ""
+        raise IngestError(f"no page has any text to index{skipped}; the served index is unchanged")
     pages = {page.source_path: page for page in plan.pages}
 
     previous = index.metadata()

@@ -1,13 +1,25 @@
 """Shared fixtures. Books are ingested once per session (see tests/support/books.py)."""
 
+import asyncio
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import asyncpg
 import pytest
+from fastapi.testclient import TestClient
 
 from backend.config import Settings
 from backend.engine import Library
-from tests.support.books import SHARED_BOOK, copy_data_dir, ingest_into
+from tests.support.books import (
+    POSTGRES,
+    SHARED_BOOK,
+    app_client,
+    copy_data_dir,
+    ingest_into,
+    write_book,
+)
+from tests.unit.test_answers import INJECTION_BOOK
 
 
 @pytest.fixture(scope="session")
@@ -31,3 +43,33 @@ def real_library(real_book_template: Path, tmp_path_factory: pytest.TempPathFact
 def real_book(real_book_template: Path, tmp_path: Path) -> Path:
     """A private copy of the ingested real book's data dir."""
     return copy_data_dir(real_book_template, tmp_path / "data")
+
+
+@pytest.fixture(scope="session")
+def motors_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A three-lesson book about motors, ingested once; tests copy it (see copy_data_dir)."""
+    root = tmp_path_factory.mktemp("api-motors")
+    ingest_into(root / "data", write_book(root / "docs", INJECTION_BOOK), "motors")
+    return root / "data"
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A new database on the machine's PostgreSQL, dropped after the test."""
+    name = f"lectern_test_{uuid.uuid4().hex[:10]}"
+
+    async def admin(sql: str) -> None:
+        connection = await asyncpg.connect(POSTGRES)
+        await connection.execute(sql)
+        await connection.close()
+
+    asyncio.run(admin(f"CREATE DATABASE {name}"))
+    yield f"postgresql://postgres@127.0.0.1:5432/{name}"
+    asyncio.run(admin(f"DROP DATABASE {name} WITH (FORCE)"))
+
+
+@pytest.fixture
+def motors(motors_template: Path, tmp_path: Path) -> Iterator[TestClient]:
+    """A test client of the app serving a private copy of the motors book."""
+    with app_client(copy_data_dir(motors_template, tmp_path / "motors-data")) as client:
+        yield client

@@ -1,6 +1,5 @@
 """POST /api/chat/query and POST /api/chat/stream."""
 
-import asyncio
 import json
 import logging
 import time
@@ -8,13 +7,13 @@ import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from slowapi import Limiter
-from slowapi.util import get_remote_address
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from backend.agent.agent import AnswerEngine, TextDelta
 from backend.api.errors import DEPENDENCY_ERRORS, INTERNAL, dependency_error
+from backend.api.limits import budget
 from backend.api.schemas import ChatRequest, ChatResponse, Problem, Source
 from backend.config import Settings
 from backend.grounding.answer import Answer
@@ -32,20 +31,12 @@ ERRORS = {
 }
 
 
-def session_key(request: Request) -> str:
-    """Rate-limit key: the widget's session id, else the client address."""
-    session = request.headers.get("x-session-id", "").strip()[:100]
-    return f"session:{session}" if session else f"address:{get_remote_address(request)}"
-
-
 def chat_router(limiter: Limiter, settings: Settings) -> APIRouter:
-    router = APIRouter(prefix="/api/chat", tags=["chat"])
-    per_session = limiter.limit(settings.rate_limit, key_func=session_key)
-    per_address = limiter.limit(settings.rate_limit_per_address, key_func=get_remote_address)
+    # One budget for both routes: a question costs the same however its answer is delivered.
+    questions = budget(limiter, "questions", settings.rate_limit, settings.rate_limit_per_address)
+    router = APIRouter(prefix="/api/chat", tags=["chat"], dependencies=[Depends(questions)])
 
     @router.post("/query", response_model=ChatResponse, responses=ERRORS)
-    @per_session
-    @per_address
     async def query(request: Request, body: ChatRequest) -> ChatResponse:
         """Answer a question from the book, with citations."""
         turn = await Turn.start(request, body)
@@ -53,8 +44,6 @@ def chat_router(limiter: Limiter, settings: Settings) -> APIRouter:
         return await turn.finish(answer)
 
     @router.post("/stream", responses={200: {"content": {"text/event-stream": {}}}, **ERRORS})
-    @per_session
-    @per_address
     async def stream(request: Request, body: ChatRequest) -> EventSourceResponse:
         """The same answer as Server-Sent Events: text deltas, sources, confidence, done."""
         turn = await Turn.start(request, body)
@@ -77,9 +66,8 @@ class Turn:
 
     @classmethod
     async def start(cls, request: Request, body: ChatRequest) -> "Turn":
-        engine = request.app.state.library.engine(body.book)
         # Fails fast (503/404) while a plain HTTP error can still be sent, before any stream.
-        await asyncio.to_thread(lambda: engine.retriever.corpus)
+        engine = await request.app.state.library.loaded_engine(body.book)
         history = body.conversation_history
         if not history and body.conversation_id:
             history = await request.app.state.store.history(body.conversation_id)

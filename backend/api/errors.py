@@ -1,5 +1,6 @@
 """Every failure becomes a clear JSON message with the right status; never a stack trace."""
 
+import asyncio
 import logging
 import time
 
@@ -73,7 +74,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RateLimitExceeded)
     async def on_rate_limited(request: Request, exc: RateLimitExceeded) -> JSONResponse:
-        seconds = str(retry_after_seconds(request, exc))
+        seconds = str(await asyncio.to_thread(retry_after_seconds, request, exc))  # may ask Redis
         return problem(429, RATE_LIMITED.format(seconds=seconds), {"Retry-After": seconds})
 
     for error in DEPENDENCY_ERRORS:

@@ -1,44 +1,70 @@
 """GET /api/health and GET /metrics."""
 
 import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from backend.api.limits import storage_state
 from backend.metrics import REGISTRY
+from backend.retrieval.index import local_index_problem
 
 router = APIRouter(tags=["operations"])
 
 
-@router.get("/api/health")
+@router.get("/api/health", responses={503: {"description": "A dependency is down (see checks)"}})
 async def health(request: Request) -> JSONResponse:
-    """Checks the vector store and the database; reports mode and model names."""
+    """Checks the vector store, the database and the rate-limit store, each within its timeout;
+    200 when all are ok, else 503 with the failing checks. Reports mode, model names and how
+    many answers and votes wait in the spool for the database."""
     state = request.app.state
-    checks: dict[str, str] = {}
-    try:
-        engine = state.library.engine()
-        await asyncio.to_thread(engine.retriever.index.current_collection)
-        checks["vector_store"] = "ok"
-    except Exception as exc:  # any failure means "down"; the reason is logged, not shown
-        checks["vector_store"] = f"down ({type(exc).__name__})"
-    try:
-        await state.store.ping()
-        checks["database"] = "ok"
-    except Exception as exc:
-        checks["database"] = f"down ({type(exc).__name__})"
-    healthy = all(v == "ok" for v in checks.values())
     settings = state.settings
-    body = {
+
+    async def vector_store() -> None:
+        if not settings.qdrant_url and (problem := await asyncio.to_thread(local_index_problem, settings.qdrant_path)):
+            raise RuntimeError(problem)
+        engine = await state.library.loaded_engine()
+        await asyncio.to_thread(engine.retriever.index.current_collection)
+
+    async def rate_limits() -> None:
+        if storage_state(state.limiter, settings) != "ok":
+            raise ConnectionError("limits counted per instance")
+        if settings.redis_url and not await asyncio.to_thread(state.limiter.limiter.storage.check):
+            raise ConnectionError("Redis did not answer")
+
+    checks = {
+        "vector_store": await _check(vector_store, settings.dependency_timeout),
+        "database": await _check(state.store.ping, settings.dependency_timeout),
+        "rate_limits": await _check(rate_limits, settings.dependency_timeout),
+    }
+    healthy = all(v == "ok" for v in checks.values())
+    body: dict[str, Any] = {
         "status": "ok" if healthy else "degraded",
         "checks": checks,
+        "pending_writes": state.store.pending(),
         "book": settings.book,
         "model": state.library.models.name,
         "embeddings": state.library.embedder.name,
         "vector_store": "qdrant-server" if settings.qdrant_url else "qdrant-local",
         "database": "postgres" if settings.database_url else "sqlite",
+        "rate_limit_store": "redis" if settings.redis_url else "memory",
     }
     return JSONResponse(body, status_code=200 if healthy else 503)
+
+
+async def _check(probe: Callable[[], Awaitable[None]], timeout: float) -> str:
+    """'ok' or 'down (reason)'; the reason names the failure, never shows internals."""
+    try:
+        await asyncio.wait_for(probe(), timeout)
+        return "ok"
+    except TimeoutError:
+        return f"down (no answer within {timeout:g} s)"
+    except Exception as exc:  # any failure means "down"
+        reason = str(exc) if isinstance(exc, RuntimeError | ConnectionError) else type(exc).__name__
+        return f"down ({reason})"
 
 
 @router.get("/metrics", include_in_schema=False)

@@ -3,11 +3,13 @@
 import contextvars
 import json
 import logging
+import sys
 import time
 import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from backend.api.edge import request_id_from
 from backend.metrics import REQUESTS
 
 request_id: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
@@ -29,13 +31,24 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str)
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes to sys.stderr as it is when a record is emitted: servers and test runners swap it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
 def configure(level: str = "INFO") -> None:
-    handler = logging.StreamHandler()
+    """Lectern's own records at `level`; the libraries' (asyncpg, slowapi's Redis fallback,
+    uvicorn) from warning up, all in the same JSON lines."""
+    handler = _StderrHandler()
     handler.setFormatter(JsonFormatter())
-    root = logging.getLogger("lectern")
-    root.handlers = [handler]
-    root.setLevel(level)
-    root.propagate = False
+    for name, name_level in (("lectern", level), ("", "WARNING")):
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.setLevel(name_level)
+    logging.getLogger("lectern").propagate = False
 
 
 class RequestContext:
@@ -49,8 +62,7 @@ class RequestContext:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = dict(scope.get("headers") or [])
-        rid = headers.get(b"x-request-id", b"").decode()[:64] or uuid.uuid4().hex[:16]
+        rid = request_id_from(dict(scope.get("headers") or [])) or uuid.uuid4().hex[:16]
         token = request_id.set(rid)
         scope.setdefault("state", {})["request_id"] = rid
         started = time.perf_counter()

@@ -49,7 +49,7 @@ async def demo_page(request: Request, path: str) -> HTMLResponse:
 
 
 async def _corpus(request: Request) -> BookCorpus:
-    engine = request.app.state.library.engine()
+    engine = await request.app.state.library.loaded_engine()
     return await asyncio.to_thread(lambda: engine.retriever.corpus)
 
 

@@ -13,10 +13,18 @@ MAX_SURROUNDING = 8000
 MAX_HISTORY_TURNS = 20
 
 
+def no_nul(value: object) -> object:
+    """Text with a NUL character cannot be stored (PostgreSQL refuses it) and is never meant."""
+    texts = [turn.content for turn in value] if isinstance(value, list) else [value]
+    if any(isinstance(text, str) and "\x00" in text for text in texts):
+        raise ValueError("must not contain NUL characters (\\u0000)")
+    return value
+
+
 class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(max_length=MAX_QUERY, description="The reader's question.")
+    query: str = Field(min_length=1, max_length=MAX_QUERY, description="The reader's question.")
     selected_text: str | None = Field(None, max_length=MAX_SELECTION)
     surrounding_text: str | None = Field(None, max_length=MAX_SURROUNDING)
     lesson_id: str | None = Field(None, max_length=500)
@@ -24,13 +32,15 @@ class ChatRequest(BaseModel):
     conversation_id: str | None = Field(None, max_length=100, pattern=r"^[A-Za-z0-9_-]+$")
     book: str | None = Field(None, pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
+    _no_nul = field_validator("*")(no_nul)
+
     @field_validator("query")
     @classmethod
     def not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("query must not be empty")
         if not readable(value):
-            raise ValueError("query has no text once its HTML markup is removed")
+            raise ValueError("query has no text once its markup and invisible characters are removed")
         return value.strip()
 
 
@@ -59,6 +69,8 @@ class FeedbackRequest(BaseModel):
     message_id: str = Field(max_length=100)
     helpful: bool
     comment: str | None = Field(None, max_length=2000)
+
+    _no_nul = field_validator("*")(no_nul)
 
 
 class Problem(BaseModel):

@@ -7,17 +7,21 @@ vectors, so a different model triggers a clean rebuild instead of a mix.
 """
 
 import functools
+import json
 import re
+import sqlite3
 import threading
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, cast
 
 from qdrant_client import QdrantClient, models
-from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+from qdrant_client.http.exceptions import ResponseHandlingException
 
+from backend.breaker import Breaker
 from backend.config import Settings
 from backend.retrieval.models import Chunk, Page
 
@@ -50,26 +54,79 @@ class StoredPoint:
 def open_client(settings: Settings, check: bool = True) -> QdrantClient:
     """Qdrant server/Cloud when QDRANT_URL is set, else embedded local mode under the data dir.
     With `check`, an unreachable server fails here rather than at first use."""
+    if settings.qdrant_url:
+        key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
+        server = QdrantClient(
+            url=settings.qdrant_url, api_key=key, timeout=settings.dependency_timeout,  # type: ignore[arg-type]
+            check_compatibility=False,
+        )
+        client = cast(QdrantClient, _Guarded(server, settings.qdrant_url))
+        if check:
+            client.get_collections()
+        return client
+    path = settings.qdrant_path
     try:
-        if settings.qdrant_url:
-            key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
-            client = QdrantClient(
-                url=settings.qdrant_url, api_key=key, timeout=10, check_compatibility=False
-            )
-            if check:
-                client.get_collections()
-            return client
-        settings.qdrant_path.mkdir(parents=True, exist_ok=True)
-        return cast(QdrantClient, _OneCallAtATime(QdrantClient(path=str(settings.qdrant_path))))
+        path.mkdir(parents=True, exist_ok=True)
+        return cast(QdrantClient, _OneCallAtATime(QdrantClient(path=str(path))))
     except RuntimeError as exc:
         if "already accessed" in str(exc):
             raise IndexUnavailable(
-                f"the index at {settings.qdrant_path} is open in another Lectern process "
+                f"the index at {path} is open in another Lectern process "
                 "(stop it, or use a Qdrant server via QDRANT_URL)"
             ) from exc
         raise
-    except (ResponseHandlingException, UnexpectedResponse, OSError) as exc:
-        raise IndexUnavailable(f"cannot reach Qdrant at {settings.qdrant_url}: {exc}") from exc
+    except (OSError, ValueError, sqlite3.Error) as exc:  # ValueError: meta.json is not valid JSON
+        raise IndexUnavailable(damaged(path, exc)) from exc
+
+
+def damaged(path: Path, exc: BaseException) -> str:
+    return (f"the index at {path} is damaged ({type(exc).__name__}: {exc}); "
+            "delete that folder and run `lectern ingest` again")
+
+
+def local_index_problem(path: Path) -> str | None:
+    """What is wrong with the embedded index's files on disk, if anything: the store keeps the
+    book in memory while serving, so damage done under a running server shows only here."""
+    try:
+        json.loads((path / "meta.json").read_text(encoding="utf-8"))
+        for storage in (path / "collection").glob("*/storage.sqlite"):
+            with storage.open("rb") as file:
+                if file.read(16) != b"SQLite format 3\x00":
+                    return damaged(path, ValueError(f"{storage.parent.name}: not a collection file"))
+    except (OSError, ValueError) as exc:
+        return damaged(path, exc)
+    return None
+
+
+class _Guarded:
+    """A Qdrant server that stops answering costs one timeout, then fails fast while a single
+    call at a time probes it (see backend/breaker.py): readers get a 503 in milliseconds."""
+
+    def __init__(self, client: QdrantClient, url: str):
+        self._client = client
+        self._url = url
+        self.breaker = Breaker("qdrant")
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._client, name)
+        if not callable(attribute) or name == "close":
+            return attribute
+
+        @functools.wraps(attribute)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            if not self.breaker.allow():
+                raise IndexUnavailable(
+                    f"Qdrant at {self._url} is not answering (next try in {self.breaker.retry_in()} s)"
+                )
+            try:
+                result = attribute(*args, **kwargs)
+            except (ResponseHandlingException, OSError) as exc:  # timeouts and refused connections
+                self.breaker.failed()
+                raise IndexUnavailable(f"cannot reach Qdrant at {self._url}: {exc}") from exc
+            self.breaker.succeeded()
+            return result
+
+        return guarded
 
 
 class _OneCallAtATime:

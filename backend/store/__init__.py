@@ -9,5 +9,5 @@ __all__ = ["ResilientStore", "Store", "open_store"]
 
 def open_store(settings: Settings) -> Store:
     if settings.database_url:
-        return PostgresStore(settings.database_url)
+        return PostgresStore(settings.database_url, settings.dependency_timeout)
     return SQLiteStore(settings.data_dir / "lectern.sqlite3")

@@ -1,5 +1,6 @@
 """What Lectern remembers: every answered question and every piece of reader feedback."""
 
+import uuid
 from datetime import datetime
 from typing import Any, Literal
 
@@ -23,6 +24,8 @@ class Interaction(BaseModel):
 
 
 class Feedback(BaseModel):
+    # One per voter and answer (see api/feedback.py); votes spooled by older versions have none.
+    vote_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     message_id: str
     helpful: bool
     comment: str | None = Field(None, max_length=2000)

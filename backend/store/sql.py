@@ -7,6 +7,7 @@ query is written once, with `?` placeholders that the Postgres store renumbers t
 import asyncio
 import json
 import re
+import sqlite3
 from abc import ABC, abstractmethod
 from datetime import UTC, datetime
 from pathlib import Path
@@ -35,6 +36,8 @@ SQLITE_MIGRATIONS = [
         message_id TEXT NOT NULL REFERENCES interactions (message_id),
         helpful INTEGER NOT NULL, comment TEXT, created_at TEXT NOT NULL)""",
     "CREATE INDEX feedback_message ON feedback (message_id)",
+    "ALTER TABLE feedback ADD COLUMN vote_id TEXT",
+    "CREATE UNIQUE INDEX feedback_vote ON feedback (vote_id)",
 ]
 POSTGRES_MIGRATIONS = [
     """CREATE TABLE interactions (
@@ -50,8 +53,14 @@ POSTGRES_MIGRATIONS = [
         message_id TEXT NOT NULL REFERENCES interactions (message_id),
         helpful BOOLEAN NOT NULL, comment TEXT, created_at TIMESTAMPTZ NOT NULL)""",
     "CREATE INDEX feedback_message ON feedback (message_id)",
+    "ALTER TABLE feedback ADD COLUMN vote_id TEXT",
+    "CREATE UNIQUE INDEX feedback_vote ON feedback (vote_id)",
 ]
 MIGRATION_LOCK = 7_345_120  # Postgres advisory lock id: one instance migrates at a time
+
+
+class Rejected(ValueError):
+    """The database refused the data itself (not a connection problem): retrying cannot help."""
 
 
 class Store(ABC):
@@ -92,13 +101,16 @@ class Store(ABC):
         )
 
     async def record_feedback(self, item: Feedback) -> bool:
-        """False when no answer has that message id."""
+        """False when no answer has that message id. A voter has one vote per answer: a later
+        vote replaces theirs, and the same vote written twice is stored once."""
         known = await self.fetch("SELECT 1 AS ok FROM interactions WHERE message_id = ?", item.message_id)
         if not known:
             return False
         await self.execute(
-            "INSERT INTO feedback (message_id, helpful, comment, created_at) VALUES (?, ?, ?, ?)",
-            item.message_id, item.helpful, item.comment, self.encode_time(item.created_at),
+            "INSERT INTO feedback (vote_id, message_id, helpful, comment, created_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (vote_id) DO UPDATE SET helpful = excluded.helpful, comment = excluded.comment, "
+            "created_at = excluded.created_at WHERE feedback.created_at <= excluded.created_at",
+            item.vote_id, item.message_id, item.helpful, item.comment, self.encode_time(item.created_at),
         )
         return True
 
@@ -176,7 +188,11 @@ class SQLiteStore(Store):
     async def execute(self, sql: str, *args: Any) -> None:
         async with self._lock:
             db = await self._connection()
-            await db.execute(sql, args)
+            try:
+                await db.execute(sql, args)
+            except (sqlite3.IntegrityError, sqlite3.DataError) as exc:
+                await db.rollback()
+                raise Rejected(str(exc)) from exc
             await db.commit()
 
     async def fetch(self, sql: str, *args: Any) -> list[dict[str, Any]]:
@@ -212,18 +228,24 @@ class SQLiteStore(Store):
 class PostgresStore(Store):
     migrations = POSTGRES_MIGRATIONS
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, timeout: float = 3.0):
         self.url = url
+        self.timeout = timeout
         self._pool: asyncpg.Pool | None = None
 
     async def _acquire_pool(self) -> asyncpg.Pool:
         if self._pool is None:
-            self._pool = await asyncpg.create_pool(self.url, min_size=1, max_size=10, timeout=5)
+            self._pool = await asyncpg.create_pool(
+                self.url, min_size=1, max_size=10, timeout=self.timeout, command_timeout=self.timeout
+            )
         return self._pool
 
     async def execute(self, sql: str, *args: Any) -> None:
         pool = await self._acquire_pool()
-        await pool.execute(_numbered(sql), *args)
+        try:
+            await pool.execute(_numbered(sql), *args)
+        except (asyncpg.DataError, asyncpg.IntegrityConstraintViolationError) as exc:
+            raise Rejected(str(exc)) from exc
 
     async def fetch(self, sql: str, *args: Any) -> list[dict[str, Any]]:
         pool = await self._acquire_pool()
@@ -241,7 +263,10 @@ class PostgresStore(Store):
 
     async def close(self) -> None:
         if self._pool is not None:
-            await self._pool.close()
+            try:
+                await asyncio.wait_for(self._pool.close(), self.timeout)
+            except TimeoutError:  # a hung server cannot say goodbye
+                self._pool.terminate()
             self._pool = None
 
     def encode_time(self, value: datetime) -> datetime:

@@ -61,14 +61,16 @@ class Behaviour:
 class FakeServer:
     """Runs an ASGI app with uvicorn on a free loopback port in a background thread."""
 
-    def __init__(self, app: Starlette, port: int | None = None):
+    def __init__(self, app: Starlette, port: int | None = None, **options: Any):
         if port is None:
             with socket.socket() as probe:
                 probe.bind(("127.0.0.1", 0))
                 port = probe.getsockname()[1]
         self.port = port
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="auto")
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="auto", **options
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
 

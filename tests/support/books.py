@@ -3,9 +3,12 @@ template folder; each user gets its own copy (embedded Qdrant allows one client 
 
 import shutil
 from pathlib import Path
+from typing import Any
 
+from fastapi.testclient import TestClient
 from qdrant_client import QdrantClient
 
+from backend.app import create_app
 from backend.config import Settings
 from backend.retrieval.embeddings import Embedder, LocalEmbedder
 from backend.retrieval.index import BookIndex
@@ -17,6 +20,9 @@ REDUX_DOCS = SHARED_BOOK.parent / "redux-docs"
 PROJECT_QUESTIONS = Path(__file__).resolve().parents[2] / "eval" / "questions"
 SAMPLE_BOOK = Path(__file__).resolve().parents[2] / "sample_book"
 EVAL_QUESTIONS = SHARED_BOOK.parents[1] / "eval" / "dev.jsonl"
+
+POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"  # the machine's server (trust auth)
+REDIS = "redis://127.0.0.1:6379/0"
 
 _embedder: LocalEmbedder | None = None
 
@@ -39,6 +45,16 @@ def ingest_into(data_dir: Path, book_dir: Path, book: str, embedder: Embedder | 
         ingest(plan, BookIndex(client, book), embedder or local_embedder())
     finally:
         client.close()
+
+
+def app_settings(data: Path, **env: Any) -> Settings:
+    """Settings of a test app serving the data dir `data` (book "motors" unless `book=` says)."""
+    return Settings(LECTERN_DATA_DIR=data, LECTERN_BOOK=env.pop("book", "motors"), **env)
+
+
+def app_client(data: Path, **env: Any) -> TestClient:
+    """A test client of the app serving the data dir `data` (see app_settings)."""
+    return TestClient(create_app(app_settings(data, **env)))
 
 
 def copy_data_dir(template: Path, target: Path) -> Path:

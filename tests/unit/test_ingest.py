@@ -369,6 +369,19 @@ def test_folder_without_markdown_is_a_one_line_error(tmp_path: Path) -> None:
     assert error_line(stderr) == f"error: {empty}: no markdown (.md/.mdx) files found"
 
 
+def test_a_book_with_nothing_to_index_is_a_one_line_error_and_keeps_the_index(tmp_path: Path, book: Path) -> None:
+    data = tmp_path / "data"
+    assert invoke(str(book), "--book", "x", "--data-dir", str(data))[0] == 0
+    drafts = write_book(tmp_path / "drafts", {"01-a.md": "---\ndraft: true\n---\n# A\n\nText.\n", "02-b.md": ""})
+    code, _, stderr = invoke(str(drafts), "--book", "x", "--data-dir", str(data))
+    assert code == 1
+    assert error_line(stderr) == ("error: no page has any text to index (2 files skipped: draft, unlisted "
+                                  "or empty); the served index is unchanged")
+    client = QdrantClient(path=str(data / "qdrant"))
+    assert BookIndex(client, "x").pages()  # the book's pages are still served
+    client.close()
+
+
 def test_broken_front_matter_names_the_file_and_line(tmp_path: Path) -> None:
     broken = write_book(tmp_path / "broken", {
         "01-ok.md": page("Ok"),

@@ -11,15 +11,12 @@ from backend.config import Settings
 from backend.engine import Library
 from tests.fakes.servers import FakeChatModel, Reply, serve
 from tests.support.answers import ask
-from tests.support.books import ingest_into, write_book
-from tests.unit.test_answers import INJECTION_BOOK
+from tests.support.books import copy_data_dir
 
 
 @pytest.fixture(scope="module")
-def motors_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("llm-motors")
-    ingest_into(root / "data", write_book(root / "docs", INJECTION_BOOK), "motors")
-    return root / "data"
+def motors_data(motors_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_data_dir(motors_template, tmp_path_factory.mktemp("llm-motors") / "data")
 
 
 @pytest.fixture

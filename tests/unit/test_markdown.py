@@ -331,6 +331,12 @@ def test_invalid_front_matter_names_file_and_line(source: str, line: int) -> Non
     assert "\n" not in message
 
 
+def test_front_matter_that_is_never_closed_is_an_error_not_text() -> None:
+    with pytest.raises(FrontMatterError, match=r"^docs/open\.md:1: front matter is never closed"):
+        split_front_matter("---\ntitle: Open\nsidebar_position: 2\n# Open\n\nBody.\n", "docs/open.md")
+    assert split_front_matter("---\n\nA page that opens with a rule.\n", "docs/rule.md") == ({}, 0)
+
+
 def test_front_matter_that_is_not_a_mapping() -> None:
     with pytest.raises(FrontMatterError, match=r"^docs/list\.md:2: front matter must be a mapping"):
         split_front_matter("---\n- a\n- b\n---\n# T\n", "docs/list.md")

@@ -1,0 +1,75 @@
+"""Rate limits (slowapi): one budget per kind of request, checked before the request is parsed.
+
+A budget is a FastAPI dependency, so routes that share one draw from the same counters (a
+question costs the same through /query and /stream) and a request the API then rejects as
+invalid has still been counted. The dependency is a plain function: FastAPI runs it in a worker
+thread, so a Redis that stops answering delays only the requests being counted, never the
+event loop; after `redis_timeout` the limits fall back to this instance's memory (logged, and
+shown by /api/health) and Redis is probed again with backoff.
+"""
+
+from collections.abc import Callable
+
+from fastapi import Request
+from limits.storage import MemoryStorage
+from redis.backoff import NoBackoff
+from redis.exceptions import RedisError
+from redis.retry import Retry
+from slowapi import Limiter
+
+from backend.config import Settings
+
+
+def client_address(request: Request) -> str:
+    """The reader's address (see edge.ForwardedFor for when a proxy's header is believed)."""
+    return request.client.host if request.client else "unknown"
+
+
+def session_key(request: Request) -> str:
+    """The widget's session id, else the client address."""
+    session = request.headers.get("x-session-id", "").strip()[:100]
+    return f"session:{session}" if session else f"address:{client_address(request)}"
+
+
+def make_limiter(settings: Settings) -> Limiter:
+    timeouts = {
+        "socket_timeout": settings.redis_timeout,
+        "socket_connect_timeout": settings.redis_timeout,
+        "retry": Retry(NoBackoff(), 0),  # a failed check falls back to memory; it is not repeated
+    }
+    return Limiter(
+        key_func=session_key,
+        storage_uri=settings.redis_url or "memory://",
+        storage_options=timeouts if settings.redis_url else {},
+        in_memory_fallback_enabled=True,  # Redis down: keep limiting, per instance
+        key_style="endpoint",  # counters belong to the budget, not to the URL it was spent on
+    )
+
+
+def budget(limiter: Limiter, name: str, per_session: str, per_address: str | None = None) -> Callable[[Request], None]:
+    """A dependency that spends one unit of the `name` budget of the request's session (and
+    address), raising RateLimitExceeded when it is spent."""
+
+    def counted(request: Request) -> None:
+        return None
+
+    # slowapi keys a budget's counters by the decorated function's module and name.
+    counted.__name__ = counted.__qualname__ = f"{name}_budget"
+    counted = limiter.limit(per_session, key_func=session_key)(counted)
+    if per_address:
+        counted = limiter.limit(per_address, key_func=client_address)(counted)
+
+    def spend(request: Request) -> None:
+        try:
+            counted(request=request)
+        except RedisError:  # another request found Redis down first; count again, in memory
+            counted(request=request)
+
+    return spend
+
+
+def storage_state(limiter: Limiter, settings: Settings) -> str:
+    """'ok', or why the limits are counted in this instance's memory only."""
+    if settings.redis_url and isinstance(limiter.limiter.storage, MemoryStorage):
+        return "down (limits counted per instance until Redis answers)"
+    return "ok"
