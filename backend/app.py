@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 
-from backend.api import errors, health, logs, pages
+from backend.api import admin, errors, health, logs, pages
 from backend.api.chat import chat_router
 from backend.api.edge import BodyLimit, ForwardedFor, SecurityHeaders
 from backend.api.feedback import feedback_router
@@ -55,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.gap_finders = {}  # per book, for the console (backend/insights.py)
     app.state.limiter = make_limiter(settings)
     errors.install(app)
     app.add_middleware(
@@ -71,6 +72,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(ForwardedFor, hops=settings.proxy_hops)  # outermost: every layer sees the reader
     app.include_router(chat_router(app.state.limiter, settings))
     app.include_router(feedback_router(app.state.limiter, settings))
+    app.include_router(admin.router)
+    app.include_router(admin.page_router)
     app.include_router(health.router)
     app.include_router(pages.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]

@@ -61,6 +61,8 @@ class Settings(BaseSettings):
     layout: Literal["docusaurus", "mkdocs", "mdbook", "plain", "html"] | None = Field(
         None, alias="LECTERN_LAYOUT"
     )
+    # Opens the maintainer console (/admin) and its API (/api/admin/...); unset, both are off.
+    admin_token: SecretStr | None = Field(None, alias="LECTERN_ADMIN_TOKEN")
     log_user_text: bool = Field(False, alias="LECTERN_LOG_USER_TEXT")
 
     @property

@@ -14,10 +14,12 @@ from starlette.exceptions import HTTPException
 from backend.agent.agent import ModelUnavailable
 from backend.retrieval.embeddings import EmbeddingError
 from backend.retrieval.index import BookNotIngested, IndexUnavailable
+from backend.store.resilient import DatabaseUnavailable
 
 log = logging.getLogger("lectern.api")
 
 SEARCH_DOWN = "Search is temporarily unavailable. Please try again in a minute."
+DATABASE_DOWN = "The database is temporarily unavailable. Please try again in a minute."
 MODEL_BUSY = "The answer service is busy right now. Please try again in {seconds} seconds."
 MODEL_DOWN = "The answer service is temporarily unavailable. Please try again in a minute."
 RATE_LIMITED = "Too many questions in a short time. Please try again in {seconds} seconds."
@@ -50,6 +52,8 @@ def dependency_error(exc: Exception) -> tuple[int, str, dict[str, str]]:
         return 503, MODEL_DOWN, {"Retry-After": "60"}
     if isinstance(exc, BookNotIngested):
         return 404, f"{exc} (run `lectern ingest`)", {}
+    if isinstance(exc, DatabaseUnavailable):
+        return 503, DATABASE_DOWN, {"Retry-After": "30"}
     return 503, SEARCH_DOWN, {"Retry-After": "30"}
 
 
@@ -60,6 +64,7 @@ DEPENDENCY_ERRORS = (
     EmbeddingError,
     ResponseHandlingException,
     UnexpectedResponse,
+    DatabaseUnavailable,
 )
 
 

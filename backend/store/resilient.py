@@ -105,6 +105,13 @@ class ResilientStore:
             log.warning("conversation history unavailable (%s)", exc)
             return []
 
+    async def read(self, query: Callable[[Store], Awaitable[T]]) -> T:
+        """A read for the maintainer console, within the timeout (DatabaseUnavailable if not)."""
+        try:
+            return await self._call(lambda: query(self.store))
+        except Rejected as exc:
+            raise DatabaseUnavailable(str(exc)) from exc
+
     async def _call(self, operation: Callable[[], Awaitable[T]], probe: bool = False) -> T:
         """One database operation within the timeout; DatabaseUnavailable when it fails, hangs
         or the breaker says it would (health checks, `probe`, always try)."""

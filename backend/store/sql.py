@@ -147,25 +147,70 @@ class Store(ABC):
         )
         return Stats(**rows[0], **votes[0])
 
-    async def top_questions(self, book: str, limit: int = 20, unanswered: bool = False) -> list[AskedQuestion]:
+    async def top_questions(
+        self, book: str, limit: int = 20, unanswered: bool = False, since: datetime | None = None
+    ) -> list[AskedQuestion]:
         """Most asked questions (same text, case-insensitive), optionally only unanswered ones."""
         status = "AND status = 'not_found' " if unanswered else ""
         rows = await self.fetch(
             "SELECT MIN(question) AS question, COUNT(*) AS times, MAX(created_at) AS last_asked "
-            f"FROM interactions WHERE book = ? {status}GROUP BY LOWER(question) "
+            f"FROM interactions WHERE book = ? AND created_at >= ? {status}GROUP BY LOWER(question) "
             "ORDER BY times DESC, last_asked DESC LIMIT ?",
-            book, limit,
+            book, self.encode_time(since or _EPOCH), limit,
         )
         return [AskedQuestion(**row) for row in rows]
 
-    async def feedback(self, book: str, limit: int = 20) -> list[FeedbackEntry]:
+    async def feedback(self, book: str, limit: int = 20, since: datetime | None = None) -> list[FeedbackEntry]:
         rows = await self.fetch(
             "SELECT i.question, i.answer, f.helpful, f.comment, f.created_at FROM feedback f "
-            "JOIN interactions i ON i.message_id = f.message_id WHERE i.book = ? "
+            "JOIN interactions i ON i.message_id = f.message_id WHERE i.book = ? AND f.created_at >= ? "
             "ORDER BY f.created_at DESC LIMIT ?",
-            book, limit,
+            book, self.encode_time(since or _EPOCH), limit,
         )
         return [FeedbackEntry(**row) for row in rows]
+
+    async def answered_since(self, book: str, since: datetime) -> list[dict[str, Any]]:
+        """Status, latency and time of every answer since `since`."""
+        rows = await self.fetch(
+            "SELECT status, latency_ms, created_at FROM interactions WHERE book = ? AND created_at >= ?",
+            book, self.encode_time(since),
+        )
+        return [row | {"created_at": _as_time(row["created_at"])} for row in rows]
+
+    async def gap_questions(self, book: str, since: datetime, limit: int) -> list[dict[str, Any]]:
+        """Questions not answered, or answered and voted down, since `since` (same text counted
+        together, case-insensitive), the most recent first: {question, times, why}."""
+        unanswered = await self.fetch(
+            "SELECT MIN(question) AS question, COUNT(*) AS times, MAX(created_at) AS last FROM interactions "
+            "WHERE book = ? AND status = 'not_found' AND created_at >= ? GROUP BY LOWER(question)",
+            book, self.encode_time(since),
+        )
+        voted_down = await self.fetch(
+            "SELECT MIN(i.question) AS question, COUNT(*) AS times, MAX(f.created_at) AS last FROM feedback f "
+            "JOIN interactions i ON i.message_id = f.message_id "
+            "WHERE i.book = ? AND NOT f.helpful AND f.created_at >= ? GROUP BY LOWER(i.question)",
+            book, self.encode_time(since),
+        )
+        found: dict[str, dict[str, Any]] = {}
+        for rows, why in ((voted_down, "voted down"), (unanswered, "not answered")):
+            for row in rows:
+                found[row["question"].lower()] = {
+                    "question": row["question"], "times": row["times"], "why": why, "last": _as_time(row["last"]),
+                }
+        latest = sorted(found.values(), key=lambda row: row.pop("last"), reverse=True)
+        return latest[:limit]
+
+    async def interactions_since(self, book: str, since: datetime) -> list[Interaction]:
+        rows = await self.fetch(
+            f"SELECT {INTERACTION_COLUMNS} FROM interactions WHERE book = ? AND created_at >= ? "
+            "ORDER BY created_at",
+            book, self.encode_time(since),
+        )
+        return [_interaction(row) for row in rows]
+
+    async def books(self) -> list[str]:
+        """Books that readers have asked about."""
+        return [row["book"] for row in await self.fetch("SELECT DISTINCT book FROM interactions ORDER BY book")]
 
 
 class SQLiteStore(Store):
@@ -274,6 +319,14 @@ class PostgresStore(Store):
 
     def encode_json(self, value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _as_time(value: datetime | str) -> datetime:
+    """SQLite keeps times as ISO text, PostgreSQL as timestamptz."""
+    return value if isinstance(value, datetime) else datetime.fromisoformat(value)
 
 
 def _numbered(sql: str) -> str:
