@@ -16,6 +16,7 @@ from backend.api.feedback import feedback_router
 from backend.api.limits import make_limiter
 from backend.config import Settings, get_settings
 from backend.engine import Library
+from backend.questionnaires import Runs
 from backend.retrieval.index import BookNotIngested
 from backend.store import ResilientStore, open_store
 
@@ -35,6 +36,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.library = library
         app.state.store = ResilientStore(open_store(settings), settings.data_dir, settings.dependency_timeout)
         await app.state.store.start()
+        app.state.questionnaire_runs = Runs(app.state.store, library)
+        await app.state.questionnaire_runs.resume()
         await asyncio.to_thread(_warm_up, library)
         log.info("ready", extra={"book": settings.book, "model": library.models.name})
         stop = asyncio.Event()
@@ -45,6 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             stop.set()
             if watching:
                 await watching
+            await app.state.questionnaire_runs.close()
             await app.state.store.close()
             library.close()
 

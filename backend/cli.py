@@ -171,6 +171,53 @@ def bench(
 
 
 @app.command()
+def batch(
+    questionnaire: Annotated[Path, typer.Argument(help="CSV file with a header row.")],
+    column: Annotated[str, typer.Option(help="The column that holds the questions.")],
+    out: Annotated[Path, typer.Option(help="Where to write the answered CSV.")],
+    book: BookOption = None,
+    data_dir: DataDirOption = None,
+) -> None:
+    """Answer every question of a questionnaire CSV from the book: the file comes back with
+    Answer, Status (FOUND / PARTIAL / NOT_FOUND), Citations and Review columns."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from backend.questionnaires import QuestionnaireError, answer, export_csv, new_questionnaire
+
+    try:
+        questionnaire, rows = new_questionnaire(book or "book", questionnaire.stem, column, questionnaire.read_bytes())
+    except OSError as exc:
+        raise fail(f"{questionnaire}: cannot read ({exc.strerror})") from None
+    except QuestionnaireError as exc:
+        raise fail(f"{questionnaire}: {exc}") from None
+    engine = _engine(book, data_dir)
+
+    async def answer_all() -> None:
+        with Progress(TextColumn("[bold]answering"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      console=Console(stderr=True), transient=True) as progress:
+            task = progress.add_task("rows", total=len(rows))
+            for row in rows:
+                if row.question:
+                    row.generated = await answer(engine, row.question)
+                progress.advance(task)
+
+    try:
+        asyncio.run(answer_all())
+    except SERVICE_ERRORS as exc:
+        raise fail(str(exc)) from None
+    out.write_text(export_csv(questionnaire.header, rows, "generated"), encoding="utf-8")
+    counts = {status: sum(1 for r in rows if r.generated and r.generated.status == status)
+              for status in ("FOUND", "PARTIAL", "NOT_FOUND")}
+    Console().print(f"{len(rows)} rows → {out}: " + ", ".join(f"{n} {s}" for s, n in counts.items()))
+
+
+@app.command()
 def report(
     book: BookOption = None,
     data_dir: DataDirOption = None,

@@ -104,27 +104,33 @@ async def overview(store: Store, book: str, days: int, top: int = 10) -> Overvie
     )
 
 
-class GapFinder:
-    """Clusters a book's unanswered and voted-down questions (see the module docstring)."""
+class TopicLevels:
+    """How alike two questions are when they are about one topic, or mean the same thing, on
+    this build of the book: measured against pairs known to be about different topics (this
+    book's section titles from different pages, and the everyday probe questions with each
+    other). A long book's sections dominate the pairs; on a book of a few sections, the probes
+    keep the estimate from resting on a handful of pairs."""
 
     def __init__(self, retriever: Retriever, embedder: Embedder):
         self.retriever = retriever
         self.embedder = embedder
-        self._level: tuple[str, float] | None = None
+        self._measured: tuple[str, np.ndarray] | None = None
 
-    def same_topic_similarity(self) -> float:
-        """Measured once per build of the book."""
+    def same_topic(self) -> float:
+        """More alike than SAME_TOPIC_PERCENTILE % of pairs of different topics."""
+        return float(np.percentile(self._different_topics(), SAME_TOPIC_PERCENTILE))
+
+    def same_question(self) -> float:
+        """More alike than any pair of different topics."""
+        return float(self._different_topics().max())
+
+    def _different_topics(self) -> np.ndarray:
         collection = self.retriever.corpus.collection
-        if self._level is None or self._level[0] != collection:
-            self._level = (collection, self._measure())
-        return self._level[1]
+        if self._measured is None or self._measured[0] != collection:
+            self._measured = (collection, self._measure())
+        return self._measured[1]
 
-    def _measure(self) -> float:
-        """The 95th percentile of the similarity between two things known to be about different
-        topics: section titles of this book from different pages, and the everyday probe
-        questions (calibration.PROBES) with each other. A long book's sections dominate the
-        pairs; on a book of a few sections, the probes keep the estimate from resting on a
-        handful of pairs."""
+    def _measure(self) -> np.ndarray:
         titles: dict[str, str] = {}  # one page per distinct section title
         for chunk in self.retriever.corpus.chunks:
             if chunk.heading and chunk.heading not in titles:
@@ -138,7 +144,16 @@ class GapFinder:
             for i, j in combinations(range(len(sample)), 2) if sample[i][1] != sample[j][1]
         ]
         similarities += [float(asked[i] @ asked[j]) for i, j in combinations(range(len(probes)), 2)]
-        return float(np.percentile(similarities, SAME_TOPIC_PERCENTILE))
+        return np.asarray(similarities)
+
+
+class GapFinder:
+    """Clusters a book's unanswered and voted-down questions (see the module docstring)."""
+
+    def __init__(self, retriever: Retriever, embedder: Embedder):
+        self.retriever = retriever
+        self.embedder = embedder
+        self.levels = TopicLevels(retriever, embedder)
 
     async def gaps(self, store: Store, book: str, days: int, limit: int = 20) -> Gaps:
         since = datetime.now(UTC) - timedelta(days=days)
@@ -146,7 +161,7 @@ class GapFinder:
         return await asyncio.to_thread(self._cluster, book, since, asked, limit)  # embeds: CPU work
 
     def _cluster(self, book: str, since: datetime, asked: list[GapQuestion], limit: int) -> Gaps:
-        level = self.same_topic_similarity()
+        level = self.levels.same_topic()
         method = (f"questions more alike than {SAME_TOPIC_PERCENTILE}% of pairs of different topics (this "
                   f"book's section titles from different pages, everyday questions; cosine ≥ {level:.2f}), "
                   "every two questions of a gap")

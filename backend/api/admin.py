@@ -15,9 +15,20 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi import Path as PathParam
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from backend.api.schemas import Problem
+from backend.api.schemas import MAX_SURROUNDING, Problem, no_nul
 from backend.insights import GapFinder, Gaps, Overview, overview
+from backend.questionnaires import (
+    ExportMode,
+    QuestionnaireError,
+    Summary,
+    export_csv,
+    export_name,
+    new_questionnaire,
+    summary,
+)
+from backend.store.models import Questionnaire, QuestionnaireRow
 
 CONSOLE_PAGE = Path(__file__).with_name("console.html")
 Book = Annotated[str, PathParam(pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")]
@@ -51,14 +62,14 @@ async def console_page() -> HTMLResponse:
 @router.get("/books")
 async def books(request: Request) -> dict[str, list[str]]:
     """The served book and every book readers have asked about."""
-    asked = await request.app.state.store.read(lambda store: store.books())
+    asked = await request.app.state.store.run(lambda store: store.books())
     return {"books": sorted({request.app.state.settings.book, *asked})}
 
 
 @router.get("/books/{book}/overview")
 async def book_overview(request: Request, book: Book, days: Days = 30) -> Overview:
     """Questions per day by status, status mix, latency, most asked questions and feedback."""
-    return await request.app.state.store.read(lambda store: overview(store, book, days))
+    return await request.app.state.store.run(lambda store: overview(store, book, days))
 
 
 @router.get("/books/{book}/gaps")
@@ -67,7 +78,7 @@ async def book_gaps(request: Request, book: Book, days: Days = 30) -> Gaps:
     engine = await request.app.state.library.loaded_engine(book)
     finders: dict[str, GapFinder] = request.app.state.gap_finders
     finder = finders.setdefault(book, GapFinder(engine.retriever, request.app.state.library.embedder))
-    return await request.app.state.store.read(lambda store: finder.gaps(store, book, days))
+    return await request.app.state.store.run(lambda store: finder.gaps(store, book, days))
 
 
 EXPORT_COLUMNS = ["created_at", "question", "selected_text", "answer", "status", "confidence",
@@ -79,7 +90,7 @@ async def export(
     request: Request, book: Book, days: Days = 30, format: Literal["csv", "json"] = "csv"
 ) -> Response:
     """Every answered question in the period, oldest first, as CSV or JSON (a download)."""
-    rows = await request.app.state.store.read(lambda store: store.interactions_since(book, _since(days)))
+    rows = await request.app.state.store.run(lambda store: store.interactions_since(book, _since(days)))
     name = f"lectern-{book}-{days}d.{format}"
     disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
     if format == "json":
@@ -96,3 +107,125 @@ async def export(
 
 def _since(days: int) -> datetime:
     return datetime.now(UTC) - timedelta(days=days)
+
+
+# --- questionnaires: a CSV of questions answered from the book, reviewed, exported ------------
+
+Status = Literal["FOUND", "PARTIAL", "NOT_FOUND"]
+
+
+class QuestionnaireDetail(BaseModel):
+    questionnaire: Summary
+    header: list[str]
+    rows: list[QuestionnaireRow]
+
+
+class Approval(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    answer: str | None = Field(None, max_length=MAX_SURROUNDING, description="Edited text; none approves the generated answer")
+
+    _no_nul = field_validator("*")(no_nul)
+
+
+async def _questionnaire(request: Request, book: str, questionnaire_id: str) -> Questionnaire:
+    found = await request.app.state.store.run(lambda db: db.questionnaire(book, questionnaire_id))
+    if found is None:
+        raise HTTPException(404, f"no questionnaire {questionnaire_id!r} for book {book!r}")
+    return found
+
+
+@router.post("/books/{book}/questionnaires", status_code=201, openapi_extra={
+    "requestBody": {"required": True, "content": {"text/csv": {"schema": {"type": "string"}}}}})
+async def upload_questionnaire(
+    request: Request, book: Book, column: Annotated[str, Query(min_length=1, max_length=200)],
+    name: Annotated[str, Query(max_length=200)] = "questionnaire",
+) -> Summary:
+    """Upload a CSV (the request body) and answer every row of its `column` in the background."""
+    await request.app.state.library.loaded_engine(book)  # 404 for a book that is not ingested
+    try:
+        questionnaire, rows = new_questionnaire(book, name, column, await request.body())
+    except QuestionnaireError as exc:
+        raise HTTPException(400, str(exc)) from None
+    await request.app.state.store.run(lambda db: db.create_questionnaire(questionnaire, rows))
+    request.app.state.questionnaire_runs.start(book, questionnaire.id)
+    return summary(questionnaire, rows, answering=True)
+
+
+@router.get("/books/{book}/questionnaires")
+async def list_questionnaires(request: Request, book: Book) -> list[Summary]:
+    runs = request.app.state.questionnaire_runs
+    found = await request.app.state.store.run(lambda db: db.questionnaires(book))
+    summaries = []
+    for questionnaire in found:
+        rows = await request.app.state.store.run(lambda db, q=questionnaire: db.questionnaire_rows(q.id))
+        summaries.append(summary(questionnaire, rows, runs.answering(questionnaire.id)))
+    return summaries
+
+
+@router.get("/books/{book}/questionnaires/{questionnaire_id}")
+async def show_questionnaire(
+    request: Request, book: Book, questionnaire_id: str,
+    status: Status | None = None, review: Literal["approved", "generated"] | None = None,
+) -> QuestionnaireDetail:
+    """Every row with its generated and approved answer; filtered by status or review."""
+    questionnaire = await _questionnaire(request, book, questionnaire_id)
+    rows = await request.app.state.store.run(lambda db: db.questionnaire_rows(questionnaire_id))
+    shown = [
+        row for row in rows
+        if (status is None or (row.generated and row.generated.status == status))
+        and (review is None or row.approved == (review == "approved"))
+    ]
+    answering = request.app.state.questionnaire_runs.answering(questionnaire_id)
+    return QuestionnaireDetail(questionnaire=summary(questionnaire, rows, answering), header=questionnaire.header, rows=shown)
+
+
+@router.put("/books/{book}/questionnaires/{questionnaire_id}/rows/{position}/approval")
+async def approve_row(request: Request, book: Book, questionnaire_id: str, position: int, body: Approval) -> QuestionnaireRow:
+    """Approve the row's generated answer, or the edited text given."""
+    row = await _row(request, book, questionnaire_id, position)
+    if body.answer is None and row.generated is None:
+        raise HTTPException(400, "this row has no generated answer yet: send the approved text")
+    text = body.answer.strip() if body.answer is not None else row.generated.answer  # type: ignore[union-attr]
+    if not text:
+        raise HTTPException(400, "answer: an approved answer cannot be empty")
+    await request.app.state.store.run(lambda db: db.set_approval(questionnaire_id, position, text))
+    return row.model_copy(update={"approved_answer": text})
+
+
+@router.delete("/books/{book}/questionnaires/{questionnaire_id}/rows/{position}/approval")
+async def unapprove_row(request: Request, book: Book, questionnaire_id: str, position: int) -> QuestionnaireRow:
+    row = await _row(request, book, questionnaire_id, position)
+    await request.app.state.store.run(lambda db: db.set_approval(questionnaire_id, position, None))
+    return row.model_copy(update={"approved_answer": None})
+
+
+async def _row(request: Request, book: str, questionnaire_id: str, position: int) -> QuestionnaireRow:
+    await _questionnaire(request, book, questionnaire_id)
+    rows = await request.app.state.store.run(lambda db: db.questionnaire_rows(questionnaire_id))
+    row = next((row for row in rows if row.position == position), None)
+    if row is None:
+        raise HTTPException(404, f"no row {position} in questionnaire {questionnaire_id!r}")
+    return row
+
+
+@router.get("/books/{book}/questionnaires/{questionnaire_id}/export",
+            responses={200: {"content": {"text/csv": {}}}})
+async def export_questionnaire(
+    request: Request, book: Book, questionnaire_id: str, mode: ExportMode = "prefer_approved"
+) -> Response:
+    """The file as uploaded plus Answer, Status, Citations and Review columns. prefer_approved:
+    approved answers where there are some, else generated; approved_only: other rows blank;
+    generated: approvals ignored."""
+    questionnaire = await _questionnaire(request, book, questionnaire_id)
+    rows = await request.app.state.store.run(lambda db: db.questionnaire_rows(questionnaire_id))
+    name = export_name(questionnaire, datetime.now(UTC).date())
+    return Response(export_csv(questionnaire.header, rows, mode), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@router.delete("/books/{book}/questionnaires/{questionnaire_id}", status_code=204)
+async def delete_questionnaire(request: Request, book: Book, questionnaire_id: str) -> Response:
+    await _questionnaire(request, book, questionnaire_id)
+    await request.app.state.store.run(lambda db: db.delete_questionnaire(questionnaire_id))
+    return Response(status_code=204)

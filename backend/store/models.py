@@ -2,6 +2,7 @@
 
 import uuid
 from datetime import datetime
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -55,3 +56,44 @@ class FeedbackEntry(BaseModel):
     helpful: bool
     comment: str | None
     created_at: datetime
+
+
+class RowStatus(StrEnum):
+    FOUND = "FOUND"
+    PARTIAL = "PARTIAL"
+    NOT_FOUND = "NOT_FOUND"
+
+
+class Citation(BaseModel):
+    module: str
+    lesson: str
+    section: str
+    url: str
+
+
+class GeneratedAnswer(BaseModel):
+    answer: str
+    status: RowStatus
+    citations: list[Citation]
+
+
+class QuestionnaireRow(BaseModel):
+    position: int  # 1-based, the order of the file's data rows
+    cells: list[str]
+    question: str
+    generated: GeneratedAnswer | None = None  # None until answered, or when the cell is empty
+    approved_answer: str | None = None
+
+    @property
+    def approved(self) -> bool:
+        return self.approved_answer is not None
+
+
+class Questionnaire(BaseModel):
+    id: str
+    book: str
+    name: str
+    header: list[str]
+    question_column: str
+    created_at: datetime
+

@@ -105,8 +105,9 @@ class ResilientStore:
             log.warning("conversation history unavailable (%s)", exc)
             return []
 
-    async def read(self, query: Callable[[Store], Awaitable[T]]) -> T:
-        """A read for the maintainer console, within the timeout (DatabaseUnavailable if not)."""
+    async def run(self, query: Callable[[Store], Awaitable[T]]) -> T:
+        """An operation the caller waits for (the maintainer console), within the timeout:
+        DatabaseUnavailable when the database is down; nothing is spooled."""
         try:
             return await self._call(lambda: query(self.store))
         except Rejected as exc:

@@ -17,7 +17,16 @@ import aiosqlite
 import asyncpg
 
 from backend.question import Turn
-from backend.store.models import AskedQuestion, Feedback, FeedbackEntry, Interaction, Stats
+from backend.store.models import (
+    AskedQuestion,
+    Feedback,
+    FeedbackEntry,
+    GeneratedAnswer,
+    Interaction,
+    Questionnaire,
+    QuestionnaireRow,
+    Stats,
+)
 
 INTERACTION_COLUMNS = (
     "message_id, conversation_id, session_id, book, question, selected_text, answer, sources, "
@@ -38,6 +47,14 @@ SQLITE_MIGRATIONS = [
     "CREATE INDEX feedback_message ON feedback (message_id)",
     "ALTER TABLE feedback ADD COLUMN vote_id TEXT",
     "CREATE UNIQUE INDEX feedback_vote ON feedback (vote_id)",
+    """CREATE TABLE questionnaires (
+        id TEXT PRIMARY KEY, book TEXT NOT NULL, name TEXT NOT NULL, header TEXT NOT NULL,
+        question_column TEXT NOT NULL, created_at TEXT NOT NULL)""",
+    "CREATE INDEX questionnaires_book ON questionnaires (book, created_at)",
+    """CREATE TABLE questionnaire_rows (
+        questionnaire_id TEXT NOT NULL REFERENCES questionnaires (id) ON DELETE CASCADE,
+        position INTEGER NOT NULL, cells TEXT NOT NULL, question TEXT NOT NULL,
+        generated TEXT, approved_answer TEXT, PRIMARY KEY (questionnaire_id, position))""",
 ]
 POSTGRES_MIGRATIONS = [
     """CREATE TABLE interactions (
@@ -55,6 +72,14 @@ POSTGRES_MIGRATIONS = [
     "CREATE INDEX feedback_message ON feedback (message_id)",
     "ALTER TABLE feedback ADD COLUMN vote_id TEXT",
     "CREATE UNIQUE INDEX feedback_vote ON feedback (vote_id)",
+    """CREATE TABLE questionnaires (
+        id TEXT PRIMARY KEY, book TEXT NOT NULL, name TEXT NOT NULL, header TEXT NOT NULL,
+        question_column TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL)""",
+    "CREATE INDEX questionnaires_book ON questionnaires (book, created_at)",
+    """CREATE TABLE questionnaire_rows (
+        questionnaire_id TEXT NOT NULL REFERENCES questionnaires (id) ON DELETE CASCADE,
+        position INTEGER NOT NULL, cells TEXT NOT NULL, question TEXT NOT NULL,
+        generated TEXT, approved_answer TEXT, PRIMARY KEY (questionnaire_id, position))""",
 ]
 MIGRATION_LOCK = 7_345_120  # Postgres advisory lock id: one instance migrates at a time
 
@@ -70,6 +95,9 @@ class Store(ABC):
 
     @abstractmethod
     async def execute(self, sql: str, *args: Any) -> None: ...
+
+    @abstractmethod
+    async def execute_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None: ...
 
     @abstractmethod
     async def fetch(self, sql: str, *args: Any) -> list[dict[str, Any]]: ...
@@ -208,6 +236,64 @@ class Store(ABC):
         )
         return [_interaction(row) for row in rows]
 
+    async def create_questionnaire(self, questionnaire: Questionnaire, rows: list[QuestionnaireRow]) -> None:
+        await self.execute(
+            "INSERT INTO questionnaires (id, book, name, header, question_column, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            questionnaire.id, questionnaire.book, questionnaire.name, json.dumps(questionnaire.header),
+            questionnaire.question_column, self.encode_time(questionnaire.created_at),
+        )
+        await self.execute_many(
+            "INSERT INTO questionnaire_rows (questionnaire_id, position, cells, question) VALUES (?, ?, ?, ?)",
+            [(questionnaire.id, row.position, json.dumps(row.cells), row.question) for row in rows],
+        )
+
+    async def questionnaires(self, book: str) -> list[Questionnaire]:
+        rows = await self.fetch(
+            "SELECT id, book, name, header, question_column, created_at FROM questionnaires "
+            "WHERE book = ? ORDER BY created_at DESC", book,
+        )
+        return [Questionnaire.model_validate(row | {"header": json.loads(row["header"])}) for row in rows]
+
+    async def questionnaire(self, book: str, questionnaire_id: str) -> Questionnaire | None:
+        return next((q for q in await self.questionnaires(book) if q.id == questionnaire_id), None)
+
+    async def questionnaire_rows(self, questionnaire_id: str) -> list[QuestionnaireRow]:
+        rows = await self.fetch(
+            "SELECT position, cells, question, generated, approved_answer FROM questionnaire_rows "
+            "WHERE questionnaire_id = ? ORDER BY position", questionnaire_id,
+        )
+        return [
+            QuestionnaireRow.model_validate(row | {
+                "cells": json.loads(row["cells"]),
+                "generated": json.loads(row["generated"]) if row["generated"] else None,
+            })
+            for row in rows
+        ]
+
+    async def unanswered_questionnaires(self) -> list[tuple[str, str]]:
+        """(book, id) of questionnaires with questions still to answer (an interrupted run)."""
+        rows = await self.fetch(
+            "SELECT DISTINCT q.book, q.id FROM questionnaires q JOIN questionnaire_rows r ON r.questionnaire_id = q.id "
+            "WHERE r.generated IS NULL AND r.question <> ''",
+        )
+        return [(row["book"], row["id"]) for row in rows]
+
+    async def save_generated(self, questionnaire_id: str, position: int, generated: GeneratedAnswer) -> None:
+        await self.execute(
+            "UPDATE questionnaire_rows SET generated = ? WHERE questionnaire_id = ? AND position = ?",
+            generated.model_dump_json(), questionnaire_id, position,
+        )
+
+    async def set_approval(self, questionnaire_id: str, position: int, answer: str | None) -> None:
+        await self.execute(
+            "UPDATE questionnaire_rows SET approved_answer = ? WHERE questionnaire_id = ? AND position = ?",
+            answer, questionnaire_id, position,
+        )
+
+    async def delete_questionnaire(self, questionnaire_id: str) -> None:
+        await self.execute("DELETE FROM questionnaire_rows WHERE questionnaire_id = ?", questionnaire_id)
+        await self.execute("DELETE FROM questionnaires WHERE id = ?", questionnaire_id)
+
     async def books(self) -> list[str]:
         """Books that readers have asked about."""
         return [row["book"] for row in await self.fetch("SELECT DISTINCT book FROM interactions ORDER BY book")]
@@ -238,6 +324,12 @@ class SQLiteStore(Store):
             except (sqlite3.IntegrityError, sqlite3.DataError) as exc:
                 await db.rollback()
                 raise Rejected(str(exc)) from exc
+            await db.commit()
+
+    async def execute_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        async with self._lock:
+            db = await self._connection()
+            await db.executemany(sql, rows)
             await db.commit()
 
     async def fetch(self, sql: str, *args: Any) -> list[dict[str, Any]]:
@@ -291,6 +383,11 @@ class PostgresStore(Store):
             await pool.execute(_numbered(sql), *args)
         except (asyncpg.DataError, asyncpg.IntegrityConstraintViolationError) as exc:
             raise Rejected(str(exc)) from exc
+
+    async def execute_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        pool = await self._acquire_pool()
+        async with pool.acquire() as connection, connection.transaction():
+            await connection.executemany(_numbered(sql), rows)
 
     async def fetch(self, sql: str, *args: Any) -> list[dict[str, Any]]:
         pool = await self._acquire_pool()

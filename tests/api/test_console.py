@@ -31,7 +31,8 @@ def ask_and_vote(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize("path", ["/api/admin/books", "/api/admin/books/motors/overview",
-                                  "/api/admin/books/motors/gaps", "/api/admin/books/motors/interactions"])
+                                  "/api/admin/books/motors/gaps", "/api/admin/books/motors/interactions",
+                                  "/api/admin/books/motors/questionnaires"])
 def test_the_console_api_needs_the_token(motors_template: Path, tmp_path: Path, path: str) -> None:
     with app_client(copy_data_dir(motors_template, tmp_path / "off")) as off:
         closed = off.get(path, headers=AUTH)

@@ -3,6 +3,7 @@ gaps after readers asked 60 questions (some unanswerable, some voted down), expo
 
 import csv
 import io
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -83,4 +84,61 @@ def test_log_in_read_the_charts_and_gaps_and_export(browser: Browser, console: t
 
     page.reload()  # the token is kept for this tab
     expect(page.get_by_test_id("kpis")).to_contain_text("60questions")
+    page.close()
+
+
+QUESTIONNAIRE_QUESTIONS = [*ANSWERABLE, *UNANSWERABLE] * 2 + ["Does the servo report its temperature?",
+                                                             "How fast can the stepper turn?", "", "Who maintains the motors?"]
+
+
+def test_a_questionnaire_is_answered_reviewed_and_exported(browser: Browser, console: tuple[str, int], tmp_path: Path) -> None:
+    url, _ = console
+    source = tmp_path / "Vendor security review.csv"
+    with source.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["Ref", "Question text", "Notes"])
+        for number, question in enumerate(QUESTIONNAIRE_QUESTIONS, start=1):
+            writer.writerow([f"Q{number}", question, f"note {number}"])
+    assert len(QUESTIONNAIRE_QUESTIONS) == 20
+    page = browser.new_page(accept_downloads=True)
+    page.goto(f"{url}/admin")
+    page.get_by_test_id("token").fill(TOKEN)
+    page.get_by_test_id("token").press("Enter")
+    page.get_by_test_id("q-file").set_input_files(str(source))
+    expect(page.get_by_test_id("q-column")).to_have_value("Question text")
+    page.get_by_test_id("q-upload").click()
+    expect(page.locator("#q-title")).to_contain_text("19 of 20 answered, 0 approved", timeout=30_000)
+    expect(page.locator("#q-title")).not_to_contain_text("answering")
+
+    first = page.locator("[data-testid=q-row][data-position='1']")
+    expect(first.locator(".status")).to_have_text("FOUND")
+    first.get_by_test_id("approve").click()
+    expect(first).to_contain_text("✓ approved")
+    second = page.locator("[data-testid=q-row][data-position='2']")
+    second.get_by_test_id("edit").click()
+    second.get_by_test_id("edit-text").fill("Steppers move in exact steps without feedback.")
+    second.get_by_test_id("save").click()
+    expect(second).to_contain_text("✓ approved")
+    expect(page.locator("#q-title")).to_contain_text("2 approved")
+
+    page.get_by_test_id("q-filter").select_option("status=NOT_FOUND")
+    statuses = page.locator("[data-testid=q-row] .status")
+    expect(statuses.first).to_have_text("NOT_FOUND")
+    assert set(statuses.all_inner_texts()) == {"NOT_FOUND"}
+    page.screenshot(path=str(ARTIFACTS / "console-questionnaire.png"), full_page=True)
+
+    exports = {}
+    for mode in ("prefer_approved", "approved_only", "generated"):
+        page.get_by_test_id("q-mode").select_option(mode)
+        with page.expect_download() as download:
+            page.get_by_test_id("q-export").click()
+        assert re.fullmatch(r"Vendor-security-review-\d{4}-\d{2}-\d{2}-export\.csv", download.value.suggested_filename)
+        saved = tmp_path / f"{mode}.csv"
+        download.value.save_as(saved)
+        exports[mode] = list(csv.DictReader(io.StringIO(saved.read_text(encoding="utf-8"))))
+    assert all(len(rows) == 20 for rows in exports.values())
+    assert exports["prefer_approved"][1]["Answer"] == "Steppers move in exact steps without feedback."
+    assert exports["generated"][1]["Answer"] != "Steppers move in exact steps without feedback."
+    assert [bool(row["Answer"]) for row in exports["approved_only"]] == [True, True] + [False] * 18
+    assert exports["prefer_approved"][4]["Notes"] == "note 5" and exports["prefer_approved"][18]["Status"] == ""
     page.close()
