@@ -15,6 +15,7 @@ from backend.api.edge import BodyLimit, ForwardedFor, SecurityHeaders
 from backend.api.feedback import feedback_router
 from backend.api.limits import make_limiter
 from backend.config import Settings, get_settings
+from backend.curated import CuratedAnswers
 from backend.engine import Library
 from backend.questionnaires import Runs
 from backend.retrieval.index import BookNotIngested
@@ -37,6 +38,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.store = ResilientStore(open_store(settings), settings.data_dir, settings.dependency_timeout)
         await app.state.store.start()
         app.state.questionnaire_runs = Runs(app.state.store, library)
+        app.state.curated = CuratedAnswers(app.state.store, library)
         await app.state.questionnaire_runs.resume()
         await asyncio.to_thread(_warm_up, library)
         log.info("ready", extra={"book": settings.book, "model": library.models.name})

@@ -4,6 +4,7 @@ Every /api/admin route needs `Authorization: Bearer <LECTERN_ADMIN_TOKEN>`, comp
 constant time; the page keeps the token the maintainer types for the browser tab only.
 """
 
+import asyncio
 import csv
 import io
 import secrets
@@ -18,6 +19,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from backend.api.schemas import MAX_SURROUNDING, Problem, no_nul
+from backend.curated import CuratedError, changed_passages, cited_passages, new_curated
 from backend.insights import GapFinder, Gaps, Overview, overview
 from backend.questionnaires import (
     ExportMode,
@@ -28,7 +30,8 @@ from backend.questionnaires import (
     new_questionnaire,
     summary,
 )
-from backend.store.models import Questionnaire, QuestionnaireRow
+from backend.retrieval.search import BookCorpus
+from backend.store.models import CuratedAnswer, Questionnaire, QuestionnaireRow
 
 CONSOLE_PAGE = Path(__file__).with_name("console.html")
 Book = Annotated[str, PathParam(pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")]
@@ -229,3 +232,120 @@ async def delete_questionnaire(request: Request, book: Book, questionnaire_id: s
     await _questionnaire(request, book, questionnaire_id)
     await request.app.state.store.run(lambda db: db.delete_questionnaire(questionnaire_id))
     return Response(status_code=204)
+
+
+# --- curated answers: the maintainers' reviewed answers, served to questions that mean the same ----
+
+class Passage(BaseModel):
+    chunk_id: str
+    module: str
+    lesson: str
+    section: str
+    url: str
+    text: str
+
+
+class CuratedView(BaseModel):
+    id: str
+    question: str
+    answer: str
+    state: str
+    citations: list[Passage]
+    changed: list[str]  # cited passages gone or rewritten since approval
+    updated_at: datetime
+
+
+class CuratedList(BaseModel):
+    same_question_similarity: float  # a reader's question at least this similar gets the answer
+    answers: list[CuratedView]
+
+
+class CuratedInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    question: str = Field(min_length=1, max_length=2000)
+    answer: str = Field(min_length=1, max_length=MAX_SURROUNDING)
+    citations: list[str] = Field(min_length=1, max_length=20, description="Chunk ids of passages of this book")
+
+    _no_nul = field_validator("*")(no_nul)
+
+
+def _passage(corpus: BookCorpus, chunk_id: str) -> Passage:
+    chunk = corpus.chunks[corpus.row[chunk_id]]
+    return Passage(chunk_id=chunk_id, module=chunk.module, lesson=chunk.lesson, section=chunk.section,
+                   url=chunk.url, text=chunk.text)
+
+
+async def _corpus(request: Request, book: str) -> BookCorpus:
+    engine = await request.app.state.library.loaded_engine(book)
+    return await asyncio.to_thread(lambda: engine.retriever.corpus)
+
+
+@router.get("/books/{book}/passages")
+async def find_passages(request: Request, book: Book, q: Annotated[str, Query(min_length=1, max_length=2000)]) -> list[Passage]:
+    """Passages of the book for a question, best first: what a curated answer may cite."""
+    engine = await request.app.state.library.loaded_engine(book)
+    corpus = await _corpus(request, book)
+    found = await asyncio.to_thread(engine.retriever.search, q, 8)
+    return [_passage(corpus, hit.chunk.id) for hit in found.hits]
+
+
+@router.get("/books/{book}/curated")
+async def list_curated(request: Request, book: Book) -> CuratedList:
+    corpus = await _corpus(request, book)
+    levels = request.app.state.curated.levels(book)
+    level = await asyncio.to_thread(levels.same_question)
+    answers = await request.app.state.store.run(lambda db: db.curated_answers(book))
+    return CuratedList(same_question_similarity=round(level, 3), answers=[
+        CuratedView(
+            id=c.id, question=c.question, answer=c.answer, state=c.state, updated_at=c.updated_at,
+            citations=[_passage(corpus, p.chunk_id) for p in c.citations if p.chunk_id in corpus.row],
+            changed=changed_passages(c, corpus),
+        )
+        for c in answers
+    ])
+
+
+async def _save_curated(request: Request, book: str, body: CuratedInput, existing: CuratedAnswer | None) -> CuratedView:
+    corpus = await _corpus(request, book)
+    try:
+        citations = cited_passages(corpus, body.citations)
+    except CuratedError as exc:
+        raise HTTPException(400, str(exc)) from None
+    curated = new_curated(book, body.question, body.answer, citations)
+    if existing:
+        curated = curated.model_copy(update={"id": existing.id, "created_at": existing.created_at})
+    await request.app.state.store.run(lambda db: db.save_curated(curated))
+    request.app.state.curated.changed(book)
+    return CuratedView(id=curated.id, question=curated.question, answer=curated.answer, state=curated.state,
+                       updated_at=curated.updated_at, changed=[],
+                       citations=[_passage(corpus, p.chunk_id) for p in citations])
+
+
+async def _curated(request: Request, book: str, curated_id: str) -> CuratedAnswer:
+    found = await request.app.state.store.run(lambda db: db.curated_answers(book))
+    curated = next((c for c in found if c.id == curated_id), None)
+    if curated is None:
+        raise HTTPException(404, f"no curated answer {curated_id!r} for book {book!r}")
+    return curated
+
+
+@router.post("/books/{book}/curated", status_code=201)
+async def create_curated(request: Request, book: Book, body: CuratedInput) -> CuratedView:
+    """Approve an answer (text and the passages it cites) for a question and its paraphrases."""
+    return await _save_curated(request, book, body, None)
+
+
+@router.put("/books/{book}/curated/{curated_id}")
+async def edit_curated(request: Request, book: Book, curated_id: str, body: CuratedInput) -> CuratedView:
+    """Edit an answer; saving approves it again (also one flagged for review)."""
+    return await _save_curated(request, book, body, await _curated(request, book, curated_id))
+
+
+@router.post("/books/{book}/curated/{curated_id}/withdraw")
+async def withdraw_curated(request: Request, book: Book, curated_id: str) -> dict[str, str]:
+    """Stop serving an answer (it stays listed, withdrawn)."""
+    await _curated(request, book, curated_id)
+    await request.app.state.store.run(lambda db: db.set_curated_state(curated_id, "withdrawn"))
+    request.app.state.curated.changed(book)
+    return {"state": "withdrawn"}

@@ -40,7 +40,7 @@ def chat_router(limiter: Limiter, settings: Settings) -> APIRouter:
     async def query(request: Request, body: ChatRequest) -> ChatResponse:
         """Answer a question from the book, with citations."""
         turn = await Turn.start(request, body)
-        answer = await turn.engine.answer(turn.question)
+        answer = turn.curated or await turn.engine.answer(turn.question)
         return await turn.finish(answer)
 
     @router.post("/stream", responses={200: {"content": {"text/event-stream": {}}}, **ERRORS})
@@ -55,11 +55,14 @@ def chat_router(limiter: Limiter, settings: Settings) -> APIRouter:
 class Turn:
     """One question being answered: resolves history, times the answer, stores the result."""
 
-    def __init__(self, request: Request, body: ChatRequest, engine: AnswerEngine, question: Question):
+    def __init__(
+        self, request: Request, body: ChatRequest, engine: AnswerEngine, question: Question, curated: Answer | None
+    ):
         self.request = request
         self.body = body
         self.engine = engine
         self.question = question
+        self.curated = curated  # the maintainers' reviewed answer to this question, if there is one
         self.conversation_id = body.conversation_id or uuid.uuid4().hex
         self.message_id = uuid.uuid4().hex
         self.started = time.perf_counter()
@@ -78,7 +81,8 @@ class Turn:
             lesson_id=body.lesson_id,
             history=history,
         )
-        return cls(request, body, engine, question)
+        curated = await request.app.state.curated.answer(engine.retriever.index.book, question)
+        return cls(request, body, engine, question, curated)
 
     async def finish(self, answer: Answer) -> ChatResponse:
         latency = time.perf_counter() - self.started
@@ -99,7 +103,7 @@ class Turn:
                 status=answer.status,
                 confidence=answer.confidence,
                 latency_ms=round(latency * 1000, 1),
-                model=self.engine.model_name,
+                model="curated" if self.curated else self.engine.model_name,
                 created_at=now,
             )
         )
@@ -113,6 +117,7 @@ class Turn:
             sources=sources,
             status=answer.status,
             confidence=answer.confidence,
+            reviewed=self.curated is not None,
             conversation_id=self.conversation_id,
             message_id=self.message_id,
             timestamp=now,
@@ -121,7 +126,8 @@ class Turn:
     async def events(self) -> AsyncIterator[ServerSentEvent]:
         streamed = ""
         try:
-            async for event in self.engine.stream(self.question):
+            answers = _just(self.curated) if self.curated else self.engine.stream(self.question)
+            async for event in answers:
                 if isinstance(event, TextDelta):
                     streamed += event.text
                     yield _event("text", {"delta": event.text})
@@ -131,7 +137,8 @@ class Turn:
                     yield _event("replace", {"text": response.response})
                 for source in response.sources:
                     yield _event("source", source.model_dump())
-                yield _event("confidence", {"status": response.status, "confidence": response.confidence})
+                yield _event("confidence", {"status": response.status, "confidence": response.confidence,
+                                            "reviewed": response.reviewed})
                 yield _event("done", {"conversation_id": response.conversation_id, "message_id": response.message_id})
         except DEPENDENCY_ERRORS as exc:
             status, detail, _ = dependency_error(exc)
@@ -141,6 +148,12 @@ class Turn:
             log.exception("unhandled error while streaming")
             request_id = getattr(self.request.state, "request_id", "-")
             yield _event("error", {"code": 500, "message": INTERNAL.format(request_id=request_id)})
+
+
+async def _just(answer: Answer) -> AsyncIterator[TextDelta | Answer]:
+    """A curated answer as a stream: its text at once, then the answer."""
+    yield TextDelta(answer.text)
+    yield answer
 
 
 def _event(name: str, data: dict[str, object]) -> ServerSentEvent:

@@ -15,7 +15,8 @@ MAX_HISTORY_TURNS = 20
 
 def no_nul(value: object) -> object:
     """Text with a NUL character cannot be stored (PostgreSQL refuses it) and is never meant."""
-    texts = [turn.content for turn in value] if isinstance(value, list) else [value]
+    items = value if isinstance(value, list) else [value]
+    texts = [getattr(item, "content", item) for item in items]  # a history's turns, or strings
     if any(isinstance(text, str) and "\x00" in text for text in texts):
         raise ValueError("must not contain NUL characters (\\u0000)")
     return value
@@ -58,6 +59,7 @@ class ChatResponse(BaseModel):
     sources: list[Source]
     status: Literal["found", "partial", "not_found"]
     confidence: Literal["high", "needs_review", "not_found"]
+    reviewed: bool = Field(False, description="The maintainers' reviewed answer to this question")
     conversation_id: str
     message_id: str
     timestamp: datetime

@@ -97,3 +97,19 @@ class Questionnaire(BaseModel):
     question_column: str
     created_at: datetime
 
+
+
+class CitedPassage(BaseModel):
+    chunk_id: str
+    content_hash: str  # the passage's text when the answer was approved
+
+
+class CuratedAnswer(BaseModel):
+    id: str
+    book: str
+    question: str
+    answer: str
+    citations: list[CitedPassage]
+    state: Literal["active", "needs_review", "withdrawn"]
+    created_at: datetime
+    updated_at: datetime

@@ -19,6 +19,7 @@ import asyncpg
 from backend.question import Turn
 from backend.store.models import (
     AskedQuestion,
+    CuratedAnswer,
     Feedback,
     FeedbackEntry,
     GeneratedAnswer,
@@ -45,16 +46,6 @@ SQLITE_MIGRATIONS = [
         message_id TEXT NOT NULL REFERENCES interactions (message_id),
         helpful INTEGER NOT NULL, comment TEXT, created_at TEXT NOT NULL)""",
     "CREATE INDEX feedback_message ON feedback (message_id)",
-    "ALTER TABLE feedback ADD COLUMN vote_id TEXT",
-    "CREATE UNIQUE INDEX feedback_vote ON feedback (vote_id)",
-    """CREATE TABLE questionnaires (
-        id TEXT PRIMARY KEY, book TEXT NOT NULL, name TEXT NOT NULL, header TEXT NOT NULL,
-        question_column TEXT NOT NULL, created_at TEXT NOT NULL)""",
-    "CREATE INDEX questionnaires_book ON questionnaires (book, created_at)",
-    """CREATE TABLE questionnaire_rows (
-        questionnaire_id TEXT NOT NULL REFERENCES questionnaires (id) ON DELETE CASCADE,
-        position INTEGER NOT NULL, cells TEXT NOT NULL, question TEXT NOT NULL,
-        generated TEXT, approved_answer TEXT, PRIMARY KEY (questionnaire_id, position))""",
 ]
 POSTGRES_MIGRATIONS = [
     """CREATE TABLE interactions (
@@ -70,17 +61,33 @@ POSTGRES_MIGRATIONS = [
         message_id TEXT NOT NULL REFERENCES interactions (message_id),
         helpful BOOLEAN NOT NULL, comment TEXT, created_at TIMESTAMPTZ NOT NULL)""",
     "CREATE INDEX feedback_message ON feedback (message_id)",
-    "ALTER TABLE feedback ADD COLUMN vote_id TEXT",
-    "CREATE UNIQUE INDEX feedback_vote ON feedback (vote_id)",
-    """CREATE TABLE questionnaires (
-        id TEXT PRIMARY KEY, book TEXT NOT NULL, name TEXT NOT NULL, header TEXT NOT NULL,
-        question_column TEXT NOT NULL, created_at TIMESTAMPTZ NOT NULL)""",
-    "CREATE INDEX questionnaires_book ON questionnaires (book, created_at)",
-    """CREATE TABLE questionnaire_rows (
-        questionnaire_id TEXT NOT NULL REFERENCES questionnaires (id) ON DELETE CASCADE,
-        position INTEGER NOT NULL, cells TEXT NOT NULL, question TEXT NOT NULL,
-        generated TEXT, approved_answer TEXT, PRIMARY KEY (questionnaire_id, position))""",
 ]
+
+
+def _migrations_since_feedback_votes(time: str) -> list[str]:
+    """The steps both databases share once the first tables exist; `time` is the column type
+    of a point in time."""
+    return [
+        "ALTER TABLE feedback ADD COLUMN vote_id TEXT",
+        "CREATE UNIQUE INDEX feedback_vote ON feedback (vote_id)",
+        f"""CREATE TABLE questionnaires (
+            id TEXT PRIMARY KEY, book TEXT NOT NULL, name TEXT NOT NULL, header TEXT NOT NULL,
+            question_column TEXT NOT NULL, created_at {time} NOT NULL)""",
+        "CREATE INDEX questionnaires_book ON questionnaires (book, created_at)",
+        """CREATE TABLE questionnaire_rows (
+            questionnaire_id TEXT NOT NULL REFERENCES questionnaires (id) ON DELETE CASCADE,
+            position INTEGER NOT NULL, cells TEXT NOT NULL, question TEXT NOT NULL,
+            generated TEXT, approved_answer TEXT, PRIMARY KEY (questionnaire_id, position))""",
+        f"""CREATE TABLE curated_answers (
+            id TEXT PRIMARY KEY, book TEXT NOT NULL, question TEXT NOT NULL, answer TEXT NOT NULL,
+            citations TEXT NOT NULL, state TEXT NOT NULL, created_at {time} NOT NULL,
+            updated_at {time} NOT NULL)""",
+        "CREATE INDEX curated_answers_book ON curated_answers (book, state)",
+    ]
+
+
+SQLITE_MIGRATIONS += _migrations_since_feedback_votes("TEXT")
+POSTGRES_MIGRATIONS += _migrations_since_feedback_votes("TIMESTAMPTZ")
 MIGRATION_LOCK = 7_345_120  # Postgres advisory lock id: one instance migrates at a time
 
 
@@ -293,6 +300,32 @@ class Store(ABC):
     async def delete_questionnaire(self, questionnaire_id: str) -> None:
         await self.execute("DELETE FROM questionnaire_rows WHERE questionnaire_id = ?", questionnaire_id)
         await self.execute("DELETE FROM questionnaires WHERE id = ?", questionnaire_id)
+
+    async def curated_answers(self, book: str, state: str | None = None) -> list[CuratedAnswer]:
+        where = "AND state = ? " if state else ""
+        rows = await self.fetch(
+            "SELECT id, book, question, answer, citations, state, created_at, updated_at FROM curated_answers "
+            f"WHERE book = ? {where}ORDER BY updated_at DESC", book, *([state] if state else []),
+        )
+        return [CuratedAnswer.model_validate(row | {"citations": json.loads(row["citations"])}) for row in rows]
+
+    async def save_curated(self, curated: CuratedAnswer) -> None:
+        """Inserts it, or replaces the one with its id."""
+        await self.execute(
+            "INSERT INTO curated_answers (id, book, question, answer, citations, state, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET question = excluded.question, "
+            "answer = excluded.answer, citations = excluded.citations, state = excluded.state, "
+            "updated_at = excluded.updated_at",
+            curated.id, curated.book, curated.question, curated.answer,
+            json.dumps([c.model_dump() for c in curated.citations]), curated.state,
+            self.encode_time(curated.created_at), self.encode_time(curated.updated_at),
+        )
+
+    async def set_curated_state(self, curated_id: str, state: str) -> None:
+        await self.execute(
+            "UPDATE curated_answers SET state = ?, updated_at = ? WHERE id = ?",
+            state, self.encode_time(datetime.now(UTC)), curated_id,
+        )
 
     async def books(self) -> list[str]:
         """Books that readers have asked about."""

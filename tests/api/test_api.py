@@ -30,7 +30,7 @@ def test_query_contract_on_the_real_book(real_book: Path) -> None:
         response = client.post("/api/chat/query", json={"query": "What are the two steps of a Kalman filter?"})
         assert response.status_code == 200
         body = response.json()
-        assert set(body) == {"response", "sources", "status", "confidence", "conversation_id", "message_id", "timestamp"}
+        assert set(body) == {"response", "sources", "status", "confidence", "reviewed", "conversation_id", "message_id", "timestamp"}
         assert body["status"] == "found" and body["sources"]
         source = body["sources"][0]
         assert set(source) == {"module", "lesson", "section", "url", "excerpt", "score"}
@@ -49,7 +49,7 @@ def test_stream_sends_events_in_order(motors: TestClient) -> None:
     assert names[last_text + 1 :] == ["source"] * names.count("source") + ["confidence", "done"]
     text = "".join(data["delta"] for name, data in events if name == "text")
     assert "feedback loop" in text
-    assert events[-2][1] == {"status": "found", "confidence": events[-2][1]["confidence"]}
+    assert events[-2][1] == {"status": "found", "confidence": events[-2][1]["confidence"], "reviewed": False}
     assert set(events[-1][1]) == {"conversation_id", "message_id"}
 
 
@@ -58,7 +58,7 @@ def test_stream_of_an_unanswerable_question(motors: TestClient) -> None:
         events = sse_events("".join(response.iter_text()))
     names = [name for name, _ in events]
     assert "source" not in names
-    assert events[-2] == ("confidence", {"status": "not_found", "confidence": "not_found"})
+    assert events[-2] == ("confidence", {"status": "not_found", "confidence": "not_found", "reviewed": False})
     assert any(name == "replace" and "outside the scope of this book" in data["text"] for name, data in events)
 
 

@@ -10,9 +10,13 @@ from pathlib import Path
 import httpx
 import pytest
 from playwright.sync_api import Browser, expect
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
+from starlette.routing import Route
 
 from backend.app import create_app
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, ask, last_answer
 from tests.fakes.servers import FakeServer
 from tests.support.books import app_settings, copy_data_dir
 
@@ -26,12 +30,15 @@ UNANSWERABLE = ["How do jet engines produce thrust?", "How do jet engines make t
 
 @pytest.fixture(scope="module")
 def console(motors_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
-    """(the app's URL, how many of the 60 answers were "not found")."""
+    """(the app's URL, how many of the 60 answers were "not found"); a host site with the
+    widget runs beside it (see host_site)."""
     data = copy_data_dir(motors_template, tmp_path_factory.mktemp("console") / "data")
+    host = FakeServer(Starlette(routes=[Route("/docs/motors", _host_page)]))
     settings = app_settings(data, LECTERN_ADMIN_TOKEN=TOKEN, LECTERN_RATE_LIMIT="1000/minute",
-                            LECTERN_RATE_LIMIT_FEEDBACK="1000/minute")
+                            LECTERN_RATE_LIMIT_FEEDBACK="1000/minute", LECTERN_CORS_ORIGINS=[host.url])
     not_found = 0
-    with FakeServer(create_app(settings)) as server, httpx.Client(base_url=server.url) as readers:
+    with FakeServer(create_app(settings)) as server, host, httpx.Client(base_url=server.url) as readers:
+        _HOST["api"], _HOST["page"] = server.url, f"{host.url}/docs/motors"
         for number in range(60):
             pool = UNANSWERABLE if number % 4 == 3 else ANSWERABLE
             answer = readers.post("/api/chat/query", json={"query": pool[(number // 4) % len(pool)]},
@@ -142,3 +149,45 @@ def test_a_questionnaire_is_answered_reviewed_and_exported(browser: Browser, con
     assert [bool(row["Answer"]) for row in exports["approved_only"]] == [True, True] + [False] * 18
     assert exports["prefer_approved"][4]["Notes"] == "note 5" and exports["prefer_approved"][18]["Status"] == ""
     page.close()
+
+
+EDITED = "A servo keeps its position with a feedback loop that compares where it is with where it should be."
+_HOST: dict[str, str] = {}  # the API's and the host page's URLs, once the console fixture runs
+
+
+async def _host_page(request: Request) -> HTMLResponse:
+    """A docs page of some site with the widget's one script tag."""
+    api = _HOST["api"]
+    return HTMLResponse(f'<!doctype html><title>Motors</title><h1>Servo Motors</h1>'
+                        f'<script src="{api}/widget.js" data-api-url="{api}" data-book-id="motors"></script>')
+
+
+def test_an_edited_answer_is_approved_and_a_paraphrase_gets_it_in_the_widget(
+    browser: Browser, console: tuple[str, int]
+) -> None:
+    url, _ = console
+    page = browser.new_page()
+    page.goto(f"{url}/admin")
+    page.get_by_test_id("token").fill(TOKEN)
+    page.get_by_test_id("token").press("Enter")
+    asked = page.get_by_test_id("top-questions").locator("tr", has_text="How does a servo hold its position?")
+    asked.get_by_test_id("write-answer").click()
+    expect(page.get_by_test_id("c-question")).to_have_value("How does a servo hold its position?")
+    expect(page.get_by_test_id("c-passage").first).to_be_checked()
+    page.get_by_test_id("c-answer").fill(EDITED)
+    page.get_by_test_id("c-save").click()
+    approved = page.get_by_test_id("c-list").locator("tr", has_text=EDITED)
+    expect(approved.get_by_test_id("c-state")).to_have_text("active")
+    expect(page.locator("#c-level")).to_contain_text("at least 0.")
+    page.close()
+
+    reader = browser.new_page()
+    reader.goto(_HOST["page"])
+    reader.get_by_test_id("launcher").click()
+    ask(reader, "How does a servo motor keep its position?")
+    answer = last_answer(reader)
+    expect(answer).to_contain_text(EDITED)
+    expect(answer.get_by_test_id("reviewed")).to_have_text("Reviewed by the maintainers")
+    expect(answer.get_by_test_id("citation").first).to_contain_text("Servo Motors")
+    reader.screenshot(path=str(ARTIFACTS / "widget-reviewed-answer.png"))
+    reader.close()

@@ -17,7 +17,7 @@ export interface StreamHandlers {
   text(delta: string): void;
   replace(text: string): void;
   source(citation: Citation): void;
-  confidence(status: string, confidence: string): void;
+  confidence(status: string, confidence: string, reviewed: boolean): void;
   done(conversationId: string, messageId: string): void;
 }
 
@@ -78,7 +78,7 @@ export async function streamChat(
       if (event.event === "text") handlers.text(data.delta);
       else if (event.event === "replace") handlers.replace(data.text);
       else if (event.event === "source") handlers.source(data as Citation);
-      else if (event.event === "confidence") handlers.confidence(data.status, data.confidence);
+      else if (event.event === "confidence") handlers.confidence(data.status, data.confidence, data.reviewed === true);
       else if (event.event === "done") handlers.done(data.conversation_id, data.message_id);
       else if (event.event === "error") throw new ChatError(friendlyError(data.code, data.message, null), data.code);
     }

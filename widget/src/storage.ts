@@ -21,6 +21,7 @@ export interface Message {
   citations?: Citation[];
   status?: string;
   confidence?: string;
+  reviewed?: boolean;
   messageId?: string;
   feedback?: "up" | "down";
   error?: boolean;

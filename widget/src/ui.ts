@@ -281,7 +281,7 @@ export class Widget {
           text: (delta) => ((answer.content += delta), redraw()),
           replace: (text) => ((answer.content = text), redraw()),
           source: (citation) => answer.citations!.push(citation),
-          confidence: (status, confidence) => Object.assign(answer, { status, confidence }),
+          confidence: (status, confidence, reviewed) => Object.assign(answer, { status, confidence, reviewed }),
           done: (_, messageId) => (answer.messageId = messageId),
         },
         this.busy.signal,
@@ -359,6 +359,7 @@ export class Widget {
     if (message.confidence) {
       meta.append(el("span", { class: `badge ${message.confidence}`, "data-testid": "confidence" }, labels[message.confidence] ?? message.confidence));
     }
+    if (message.reviewed) meta.append(el("span", { class: "badge high", "data-testid": "reviewed" }, "Reviewed by the maintainers"));
     const copy = el("button", { "data-testid": "copy", "aria-label": "Copy answer" }, icon("copy"));
     copy.addEventListener("click", () => void navigator.clipboard?.writeText(message.content));
     meta.append(copy);
