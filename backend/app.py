@@ -14,10 +14,12 @@ from backend.api.chat import chat_router
 from backend.api.edge import BodyLimit, ForwardedFor, SecurityHeaders
 from backend.api.feedback import feedback_router
 from backend.api.limits import make_limiter
+from backend.api.search import search_router
 from backend.config import Settings, get_settings
 from backend.curated import CuratedAnswers
 from backend.engine import Library
 from backend.questionnaires import Runs
+from backend.registry import Registry
 from backend.retrieval.index import BookNotIngested
 from backend.store import ResilientStore, open_store
 
@@ -61,23 +63,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.registry = Registry.load(settings.books_file) if settings.books_file else None
     app.state.gap_finders = {}  # per book, for the console (backend/insights.py)
     app.state.limiter = make_limiter(settings)
     errors.install(app)
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)  # inside CORS: a 413 is readable
     app.add_middleware(
         CORSMiddleware,
-        allow_origins=settings.cors_origins,
+        allow_origins=[*settings.cors_origins, *(app.state.registry.origins() if app.state.registry else [])],
         allow_methods=["GET", "POST", "OPTIONS"],
-        allow_headers=["Content-Type", "X-Session-Id", "X-Request-Id"],
+        allow_headers=["Content-Type", "X-Session-Id", "X-Request-Id", "X-Reader-Token"],
         expose_headers=["Retry-After", "X-Request-Id"],
         allow_credentials=False,
     )
     app.add_middleware(SecurityHeaders)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(logs.RequestContext)
     app.add_middleware(ForwardedFor, hops=settings.proxy_hops)  # outermost: every layer sees the reader
     app.include_router(chat_router(app.state.limiter, settings))
     app.include_router(feedback_router(app.state.limiter, settings))
+    app.include_router(search_router(app.state.limiter, settings))
     app.include_router(admin.router)
     app.include_router(admin.page_router)
     app.include_router(health.router)

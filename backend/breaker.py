@@ -12,8 +12,7 @@ COOLDOWN_S = 5.0  # long enough to spare readers repeated timeouts, short enough
 
 
 class Breaker:
-    def __init__(self, name: str, cooldown_s: float = COOLDOWN_S):
-        self.name = name
+    def __init__(self, cooldown_s: float = COOLDOWN_S):
         self.cooldown_s = cooldown_s
         self._opened_at: float | None = None
         self._lock = threading.Lock()  # callers come from the event loop and from worker threads

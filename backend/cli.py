@@ -17,6 +17,7 @@ from backend.config import Settings
 from backend.engine import Library
 from backend.evaluation import load_questions, run, score, write_results
 from backend.question import Question, Turn
+from backend.registry import RegistryError
 from backend.retrieval.embeddings import EmbeddingError
 from backend.retrieval.index import BookNotIngested, IndexUnavailable
 from backend.retrieval.search import RetrievalMode
@@ -29,7 +30,7 @@ BookOption = Annotated[str | None, typer.Option(help="Book id [default: $LECTERN
 DataDirOption = Annotated[
     Path | None, typer.Option(help="Where the index lives [default: $LECTERN_DATA_DIR or ./data]")
 ]
-SERVICE_ERRORS = (IndexUnavailable, BookNotIngested, EmbeddingError, ModelUnavailable, ConfigError)
+SERVICE_ERRORS = (IndexUnavailable, BookNotIngested, EmbeddingError, ModelUnavailable, ConfigError, RegistryError)
 
 
 @app.callback()

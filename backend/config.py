@@ -45,6 +45,7 @@ class Settings(BaseSettings):
     rate_limit: str = Field("100/hour", alias="LECTERN_RATE_LIMIT")
     rate_limit_per_address: str = Field("300/hour", alias="LECTERN_RATE_LIMIT_PER_ADDRESS")
     rate_limit_feedback: str = Field("60/hour", alias="LECTERN_RATE_LIMIT_FEEDBACK")
+    rate_limit_search: str = Field("600/hour", alias="LECTERN_RATE_LIMIT_SEARCH")
     # Reverse proxies in front of the service that append the client's address to
     # X-Forwarded-For (1 on Railway, Fly or behind one nginx); 0 trusts no forwarded header.
     proxy_hops: int = Field(0, ge=0, le=10, alias="LECTERN_PROXY_HOPS")
@@ -61,6 +62,8 @@ class Settings(BaseSettings):
     layout: Literal["docusaurus", "mkdocs", "mdbook", "plain", "html"] | None = Field(
         None, alias="LECTERN_LAYOUT"
     )
+    # Several books with their own origins, maintainer tokens and reader tokens (backend/registry.py).
+    books_file: Path | None = Field(None, alias="LECTERN_BOOKS")
     # Opens the maintainer console (/admin) and its API (/api/admin/...); unset, both are off.
     admin_token: SecretStr | None = Field(None, alias="LECTERN_ADMIN_TOKEN")
     log_user_text: bool = Field(False, alias="LECTERN_LOG_USER_TEXT")

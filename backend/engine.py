@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+import threading
 
 from qdrant_client import QdrantClient
 
@@ -30,12 +31,14 @@ class Library:
         self.embedder = make_embedder(settings)
         self.models = ModelFactory(settings)
         self._engines: dict[tuple[str, str], AnswerEngine] = {}
+        self._opening = threading.Lock()
 
     @property
     def client(self) -> QdrantClient:
-        if self._client is None:
-            self._client = open_client(self.settings, check=False)
-        return self._client
+        with self._opening:  # start-up work and readers' requests may ask for it at once
+            if self._client is None:
+                self._client = open_client(self.settings, check=False)
+            return self._client
 
     def engine(self, book: str | None = None, mode: RetrievalMode = "hybrid") -> AnswerEngine:
         """The engine of an ingested book (BookNotIngested otherwise, so unknown ids that

@@ -13,6 +13,7 @@ import statistics
 from collections import Counter, defaultdict
 from datetime import UTC, datetime, timedelta
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 from pydantic import BaseModel
@@ -26,7 +27,6 @@ from backend.store.sql import Store
 
 GAP_QUESTIONS = 500  # the most recent unanswered or voted-down questions that are clustered
 SAME_TOPIC_PERCENTILE = 95
-VOTES_COUNTED = 100_000
 SECTION_SAMPLE = 200  # section titles compared to calibrate the cut (enough for a stable percentile)
 
 
@@ -84,7 +84,8 @@ async def overview(store: Store, book: str, days: int, top: int = 10) -> Overvie
     for row in rows:
         per_day[row["created_at"].astimezone(UTC).date().isoformat()][row["status"]] += 1
     latencies = sorted(float(row["latency_ms"]) for row in rows)
-    votes = await store.feedback(book, VOTES_COUNTED, since=since)
+    helpful, unhelpful = await store.vote_counts(book, since)
+    votes = await store.feedback(book, top * 2, since=since)
     first = since.date()
     return Overview(
         book=book,
@@ -98,9 +99,9 @@ async def overview(store: Store, book: str, days: int, top: int = 10) -> Overvie
             for day in ((first + timedelta(days=n)).isoformat() for n in range(days + 1))
         ],
         top_questions=await store.top_questions(book, top, since=since),
-        helpful=sum(1 for vote in votes if vote.helpful),
-        unhelpful=sum(1 for vote in votes if not vote.helpful),
-        feedback=votes[:top * 2],
+        helpful=helpful,
+        unhelpful=unhelpful,
+        feedback=votes,
     )
 
 
@@ -155,10 +156,10 @@ class GapFinder:
         self.embedder = embedder
         self.levels = TopicLevels(retriever, embedder)
 
-    async def gaps(self, store: Store, book: str, days: int, limit: int = 20) -> Gaps:
-        since = datetime.now(UTC) - timedelta(days=days)
-        asked = [GapQuestion(**row) for row in await store.gap_questions(book, since, GAP_QUESTIONS)]
-        return await asyncio.to_thread(self._cluster, book, since, asked, limit)  # embeds: CPU work
+    async def gaps(self, book: str, since: datetime, asked: list[dict[str, Any]], limit: int = 20) -> Gaps:
+        """Clusters `asked` (Store.gap_questions' rows) off the event loop: it embeds (CPU work)."""
+        questions = [GapQuestion(**row) for row in asked]
+        return await asyncio.to_thread(self._cluster, book, since, questions, limit)
 
     def _cluster(self, book: str, since: datetime, asked: list[GapQuestion], limit: int) -> Gaps:
         level = self.levels.same_topic()

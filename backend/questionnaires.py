@@ -64,7 +64,12 @@ def read_csv(data: bytes) -> Table:
         dialect: type[csv.Dialect] | csv.Dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t")
     except csv.Error:
         dialect = csv.excel
-    records = [record for record in csv.reader(io.StringIO(text), dialect) if any(cell.strip() for cell in record)]
+    try:
+        records = [record for record in csv.reader(io.StringIO(text), dialect) if any(cell.strip() for cell in record)]
+    except csv.Error as exc:
+        raise QuestionnaireError(f"the file is not a readable CSV ({exc})") from None
+    if not records:
+        raise QuestionnaireError("the file has no cells with text")
     header, rows = [cell.strip() for cell in records[0]], records[1:]
     if not rows:
         raise QuestionnaireError("the file has a header but no rows")
@@ -102,7 +107,7 @@ def export_csv(header: list[str], rows: list[QuestionnaireRow], mode: ExportMode
     approved_only: approved answers, other rows left blank; generated: approvals ignored."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow([*header, *EXPORT_COLUMNS])
+    writer.writerow([spreadsheet_safe(cell) for cell in [*header, *EXPORT_COLUMNS]])
     for row in rows:
         made = row.generated
         text, status, cited = (made.answer, made.status.value, made.citations) if made else ("", "", [])
@@ -114,8 +119,14 @@ def export_csv(header: list[str], rows: list[QuestionnaireRow], mode: ExportMode
         elif mode == "generated":
             review = "generated"
         citations = " | ".join(f"{c.lesson} · {c.section} <{c.url}>" for c in cited)
-        writer.writerow([*row.cells, text, status, citations, review])
+        writer.writerow([spreadsheet_safe(cell) for cell in [*row.cells, text, status, citations, review]])
     return out.getvalue()
+
+
+def spreadsheet_safe(cell: str) -> str:
+    """A cell a spreadsheet shows as text: one that starts like a formula gets a leading `'`
+    (OWASP's advice against CSV injection: readers' and uploaders' text reaches these files)."""
+    return f"'{cell}" if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell
 
 
 def new_questionnaire(book: str, name: str, column: str, data: bytes) -> tuple[Questionnaire, list[QuestionnaireRow]]:

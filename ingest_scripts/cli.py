@@ -28,6 +28,9 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(code=1)
 
 
+INGEST_TIMEOUT_S = 120.0  # writing a batch of 256 points to a distant Qdrant Cloud can take a while
+
+
 def ingest_command(
     path: Annotated[Path, typer.Argument(
         help="The docs folder (Docusaurus docs/, an MkDocs or mdBook project, plain markdown) "
@@ -57,7 +60,7 @@ def ingest_command(
         if dry_run:
             print_plan(out, plan, json_output)
             return
-        client = open_client(settings)
+        client = open_client(settings, timeout=INGEST_TIMEOUT_S)
         try:
             with Progress(
                 TextColumn("[bold]embedding"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),

@@ -1,7 +1,8 @@
 """The maintainer console: /admin (one page) and /api/admin/... (the same data as JSON, CSV).
 
-Every /api/admin route needs `Authorization: Bearer <LECTERN_ADMIN_TOKEN>`, compared in
-constant time; the page keeps the token the maintainer types for the browser tab only.
+Every /api/admin route needs `Authorization: Bearer <token>`: LECTERN_ADMIN_TOKEN opens every
+book, a book's own token (backend/registry.py) that book alone; compared in constant time. The
+page keeps the token the maintainer types for the browser tab only.
 """
 
 import asyncio
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from backend.api.schemas import MAX_SURROUNDING, Problem, no_nul
 from backend.curated import CuratedError, changed_passages, cited_passages, new_curated
-from backend.insights import GapFinder, Gaps, Overview, overview
+from backend.insights import GAP_QUESTIONS, GapFinder, Gaps, Overview, overview
 from backend.questionnaires import (
     ExportMode,
     QuestionnaireError,
@@ -28,28 +29,52 @@ from backend.questionnaires import (
     export_csv,
     export_name,
     new_questionnaire,
+    read_csv,
+    spreadsheet_safe,
     summary,
 )
+from backend.registry import Registry
 from backend.retrieval.search import BookCorpus
 from backend.store.models import CuratedAnswer, Questionnaire, QuestionnaireRow
 
 CONSOLE_PAGE = Path(__file__).with_name("console.html")
 Book = Annotated[str, PathParam(pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")]
 Days = Annotated[int, Query(ge=1, le=366, description="How many days back")]
-_bearer = HTTPBearer(auto_error=False, description="The maintainer token (LECTERN_ADMIN_TOKEN)")
+_bearer = HTTPBearer(auto_error=False, description="LECTERN_ADMIN_TOKEN, or a book's maintainer token")
+
+
+class Maintainer(BaseModel):
+    """Whom a token opens the console for: every book, or the books whose token it is."""
+
+    every_book: bool
+    books: frozenset[str] = frozenset()
+
+    def opens(self, book: str) -> bool:
+        return self.every_book or book in self.books
 
 
 def maintainer(
     request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
-) -> None:
-    expected = request.app.state.settings.admin_token
-    if expected is None:
+) -> Maintainer:
+    admin = request.app.state.settings.admin_token
+    registry: Registry | None = request.app.state.registry
+    policies = registry.books if registry else {}
+    if admin is None and not any(policy.maintainer_token_sha256 for policy in policies.values()):
         raise HTTPException(403, "The maintainer console is off: set LECTERN_ADMIN_TOKEN to turn it on.")
     if credentials is None:
         raise HTTPException(401, "Send the maintainer token as `Authorization: Bearer <token>`.",
                             headers={"WWW-Authenticate": "Bearer"})
-    if not secrets.compare_digest(credentials.credentials.encode(), expected.get_secret_value().encode()):
-        raise HTTPException(403, "That token does not open this console.")
+    token = credentials.credentials
+    if admin is not None and secrets.compare_digest(token.encode(), admin.get_secret_value().encode()):
+        who = Maintainer(every_book=True)
+    else:
+        who = Maintainer(every_book=False, books=frozenset(b for b, p in policies.items() if p.opened_by(token)))
+        if not who.books:
+            raise HTTPException(403, "That token does not open this console.")
+    book = request.path_params.get("book")
+    if book is not None and not who.opens(book):
+        raise HTTPException(403, f"That token does not open the book {book!r}.")
+    return who
 
 
 ERRORS = {401: {"model": Problem}, 403: {"model": Problem}, 404: {"model": Problem}}
@@ -57,15 +82,22 @@ router = APIRouter(prefix="/api/admin", tags=["maintainers"], dependencies=[Depe
 page_router = APIRouter(include_in_schema=False)
 
 
+_PAGE = CONSOLE_PAGE.read_text(encoding="utf-8")
+
+
 @page_router.get("/admin")
 async def console_page() -> HTMLResponse:
-    return HTMLResponse(CONSOLE_PAGE.read_text(encoding="utf-8"), headers={"Cache-Control": "no-store"})
+    return HTMLResponse(_PAGE, headers={"Cache-Control": "no-store"})
 
 
 @router.get("/books")
-async def books(request: Request) -> dict[str, list[str]]:
-    """The served book and every book readers have asked about."""
-    asked = await request.app.state.store.run(lambda store: store.books())
+async def books(request: Request, who: Annotated[Maintainer, Depends(maintainer)]) -> dict[str, list[str]]:
+    """The books this token opens: those of the registry (LECTERN_BOOKS), else the served book
+    and every book readers have asked about."""
+    registry: Registry | None = request.app.state.registry
+    if registry is not None:
+        return {"books": sorted(book for book in registry.books if who.opens(book))}
+    asked = await request.app.state.store.run(lambda db: db.books())
     return {"books": sorted({request.app.state.settings.book, *asked})}
 
 
@@ -81,7 +113,9 @@ async def book_gaps(request: Request, book: Book, days: Days = 30) -> Gaps:
     engine = await request.app.state.library.loaded_engine(book)
     finders: dict[str, GapFinder] = request.app.state.gap_finders
     finder = finders.setdefault(book, GapFinder(engine.retriever, request.app.state.library.embedder))
-    return await request.app.state.store.run(lambda store: finder.gaps(store, book, days))
+    since = _since(days)
+    asked = await request.app.state.store.run(lambda db: db.gap_questions(book, since, GAP_QUESTIONS))
+    return await finder.gaps(book, since, asked)
 
 
 EXPORT_COLUMNS = ["created_at", "question", "selected_text", "answer", "status", "confidence",
@@ -104,7 +138,7 @@ async def export(
     for row in rows:
         values = row.model_dump(mode="json")
         values["sources"] = " | ".join(source.get("url", "") for source in row.sources)
-        writer.writerow(values)
+        writer.writerow({key: spreadsheet_safe(str(value)) if value is not None else "" for key, value in values.items()})
     return Response(out.getvalue(), media_type="text/csv; charset=utf-8", headers=disposition)
 
 
@@ -146,13 +180,26 @@ async def upload_questionnaire(
 ) -> Summary:
     """Upload a CSV (the request body) and answer every row of its `column` in the background."""
     await request.app.state.library.loaded_engine(book)  # 404 for a book that is not ingested
-    try:
-        questionnaire, rows = new_questionnaire(book, name, column, await request.body())
+    data = await request.body()
+    try:  # sniffing and parsing up to a megabyte: off the event loop
+        questionnaire, rows = await asyncio.to_thread(new_questionnaire, book, name, column, data)
     except QuestionnaireError as exc:
         raise HTTPException(400, str(exc)) from None
     await request.app.state.store.run(lambda db: db.create_questionnaire(questionnaire, rows))
     request.app.state.questionnaire_runs.start(book, questionnaire.id)
     return summary(questionnaire, rows, answering=True)
+
+
+@router.post("/books/{book}/questionnaires/columns", openapi_extra={
+    "requestBody": {"required": True, "content": {"text/csv": {"schema": {"type": "string"}}}}})
+async def questionnaire_columns(request: Request, book: Book) -> dict[str, list[str]]:
+    """The header of a CSV (the request body) as an upload would read it: which column to pick."""
+    data = await request.body()
+    try:
+        table = await asyncio.to_thread(read_csv, data)
+    except QuestionnaireError as exc:
+        raise HTTPException(400, str(exc)) from None
+    return {"columns": table.header}
 
 
 @router.get("/books/{book}/questionnaires")

@@ -12,6 +12,7 @@ from slowapi import Limiter
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from backend.agent.agent import AnswerEngine, TextDelta
+from backend.api.access import check_reader
 from backend.api.errors import DEPENDENCY_ERRORS, INTERNAL, dependency_error
 from backend.api.limits import budget
 from backend.api.schemas import ChatRequest, ChatResponse, Problem, Source
@@ -25,6 +26,8 @@ log = logging.getLogger("lectern.api")
 
 ERRORS = {
     400: {"model": Problem, "description": "Invalid request"},
+    401: {"model": Problem, "description": "A private book without a valid reader token"},
+    403: {"model": Problem, "description": "A page on a site that may not ask this book"},
     404: {"model": Problem, "description": "Book not ingested"},
     429: {"model": Problem, "description": "Rate limited (see Retry-After)"},
     503: {"model": Problem, "description": "A dependency is down"},
@@ -69,11 +72,13 @@ class Turn:
 
     @classmethod
     async def start(cls, request: Request, body: ChatRequest) -> "Turn":
+        book = body.book or request.app.state.settings.book
+        check_reader(request, book)
         # Fails fast (503/404) while a plain HTTP error can still be sent, before any stream.
         engine = await request.app.state.library.loaded_engine(body.book)
         history = body.conversation_history
         if not history and body.conversation_id:
-            history = await request.app.state.store.history(body.conversation_id)
+            history = await request.app.state.store.history(body.conversation_id, book)
         question = Question(
             text=body.query,
             selected_text=body.selected_text,

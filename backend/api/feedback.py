@@ -14,7 +14,7 @@ from backend.store.models import Feedback
 
 
 def feedback_router(limiter: Limiter, settings: Settings) -> APIRouter:
-    votes = budget(limiter, "votes", settings.rate_limit_feedback)
+    votes = budget(limiter, "votes", settings.rate_limit_feedback, settings.rate_limit_per_address)
     router = APIRouter(tags=["feedback"], dependencies=[Depends(votes)])
 
     @router.post("/api/feedback", responses={

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from backend.api.limits import storage_state
+from backend.api.limits import counting_in_memory
 from backend.metrics import REGISTRY
 from backend.retrieval.index import local_index_problem
 
@@ -30,8 +30,8 @@ async def health(request: Request) -> JSONResponse:
         await asyncio.to_thread(engine.retriever.index.current_collection)
 
     async def rate_limits() -> None:
-        if storage_state(state.limiter, settings) != "ok":
-            raise ConnectionError("limits counted per instance")
+        if counting_in_memory(state.limiter, settings):
+            raise ConnectionError("limits counted per instance until Redis answers")
         if settings.redis_url and not await asyncio.to_thread(state.limiter.limiter.storage.check):
             raise ConnectionError("Redis did not answer")
 

@@ -1,8 +1,9 @@
-"""Rate limits (slowapi): one budget per kind of request, checked before the request is parsed.
+"""Rate limits (slowapi): one budget per kind of request, spent before the body is validated.
 
 A budget is a FastAPI dependency, so routes that share one draw from the same counters (a
 question costs the same through /query and /stream) and a request the API then rejects as
-invalid has still been counted. The dependency is a plain function: FastAPI runs it in a worker
+invalid has still been counted (all but a body that is not JSON at all, which FastAPI refuses
+before any dependency runs). The dependency is a plain function: FastAPI runs it in a worker
 thread, so a Redis that stops answering delays only the requests being counted, never the
 event loop; after `redis_timeout` the limits fall back to this instance's memory (logged, and
 shown by /api/health) and Redis is probed again with backoff.
@@ -68,8 +69,6 @@ def budget(limiter: Limiter, name: str, per_session: str, per_address: str | Non
     return spend
 
 
-def storage_state(limiter: Limiter, settings: Settings) -> str:
-    """'ok', or why the limits are counted in this instance's memory only."""
-    if settings.redis_url and isinstance(limiter.limiter.storage, MemoryStorage):
-        return "down (limits counted per instance until Redis answers)"
-    return "ok"
+def counting_in_memory(limiter: Limiter, settings: Settings) -> bool:
+    """Whether Redis is configured but the limits fell back to this instance's memory."""
+    return bool(settings.redis_url) and isinstance(limiter.limiter.storage, MemoryStorage)

@@ -12,6 +12,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from markdown_it import MarkdownIt
 
+from backend.api.access import check_reader
 from backend.retrieval.models import Page
 from backend.retrieval.search import BookCorpus
 
@@ -49,6 +50,7 @@ async def demo_page(request: Request, path: str) -> HTMLResponse:
 
 
 async def _corpus(request: Request) -> BookCorpus:
+    check_reader(request, request.app.state.settings.book)
     engine = await request.app.state.library.loaded_engine()
     return await asyncio.to_thread(lambda: engine.retriever.corpus)
 

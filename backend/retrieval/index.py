@@ -51,13 +51,14 @@ class StoredPoint:
     dense: list[float]
 
 
-def open_client(settings: Settings, check: bool = True) -> QdrantClient:
+def open_client(settings: Settings, check: bool = True, timeout: float | None = None) -> QdrantClient:
     """Qdrant server/Cloud when QDRANT_URL is set, else embedded local mode under the data dir.
-    With `check`, an unreachable server fails here rather than at first use."""
+    With `check`, an unreachable server fails here rather than at first use. `timeout` (else
+    the dependency timeout readers wait at most) bounds each call to a server."""
     if settings.qdrant_url:
         key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
         server = QdrantClient(
-            url=settings.qdrant_url, api_key=key, timeout=settings.dependency_timeout,  # type: ignore[arg-type]
+            url=settings.qdrant_url, api_key=key, timeout=timeout or settings.dependency_timeout,  # type: ignore[arg-type]
             check_compatibility=False,
         )
         client = cast(QdrantClient, _Guarded(server, settings.qdrant_url))
@@ -105,7 +106,7 @@ class _Guarded:
     def __init__(self, client: QdrantClient, url: str):
         self._client = client
         self._url = url
-        self.breaker = Breaker("qdrant")
+        self.breaker = Breaker()
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self._client, name)
@@ -268,8 +269,10 @@ class BookIndex:
     ) -> list[tuple[str, float]]:
         """(chunk id, score), best first, by dense, lexical, or both fused with reciprocal rank
         fusion. Ids only: callers hold the chunks already, and embedded Qdrant deep-copies
-        every payload it returns."""
-        name = self._served()
+        every payload it returns. Asked through the alias, which names the served build at the
+        moment of the query: a re-ingest may delete the build `_served()` named a moment ago."""
+        self._served()  # BookNotIngested before there is a build
+        name = self.alias
         if dense is not None and sparse is not None:
             prefetch = [
                 models.Prefetch(query=dense, using=DENSE, limit=limit * 4, filter=where),

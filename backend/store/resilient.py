@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from backend.breaker import Breaker
 from backend.question import Turn
 from backend.store.models import Feedback, Interaction
-from backend.store.sql import Rejected, Store
+from backend.store.sql import UNAVAILABLE, Rejected, Store
 
 log = logging.getLogger("lectern.store")
 RETRY_FIRST_S = 2.0
@@ -43,7 +43,7 @@ class ResilientStore:
         self.timeout = timeout
         self.spool = data_dir / "pending.jsonl"
         self.rejected = data_dir / "rejected.jsonl"
-        self.breaker = Breaker("database")
+        self.breaker = Breaker()
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
@@ -98,9 +98,9 @@ class ResilientStore:
             self._reject(_entry(item), exc)
             return None
 
-    async def history(self, conversation_id: str) -> list[Turn]:
+    async def history(self, conversation_id: str, book: str) -> list[Turn]:
         try:
-            return await self._call(lambda: self.store.history(conversation_id))
+            return await self._call(lambda: self.store.history(conversation_id, book))
         except (DatabaseUnavailable, Rejected) as exc:
             log.warning("conversation history unavailable (%s)", exc)
             return []
@@ -127,7 +127,7 @@ class ResilientStore:
         except TimeoutError:
             self.breaker.failed()
             raise DatabaseUnavailable(f"no answer within {self.timeout:g} s") from None
-        except Exception as exc:  # connection refused, reset, server shutting down, …
+        except UNAVAILABLE as exc:  # connection refused, reset, server shutting down, …
             self.breaker.failed()
             raise DatabaseUnavailable(f"{type(exc).__name__}: {exc}") from exc
         self.breaker.succeeded()

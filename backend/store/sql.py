@@ -91,6 +91,17 @@ POSTGRES_MIGRATIONS += _migrations_since_feedback_votes("TIMESTAMPTZ")
 MIGRATION_LOCK = 7_345_120  # Postgres advisory lock id: one instance migrates at a time
 
 
+# What a database that is down, restarting or unreachable raises (anything else is a bug or bad data).
+UNAVAILABLE = (
+    OSError,
+    asyncpg.InterfaceError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.OperatorInterventionError,
+    asyncpg.exceptions.InsufficientResourcesError,
+    sqlite3.OperationalError,
+)
+
+
 class Rejected(ValueError):
     """The database refused the data itself (not a connection problem): retrying cannot help."""
 
@@ -155,12 +166,12 @@ class Store(ABC):
         )
         return _interaction(rows[0]) if rows else None
 
-    async def history(self, conversation_id: str, exchanges: int = 5) -> list[Turn]:
-        """The conversation's latest exchanges, oldest first, as turns."""
+    async def history(self, conversation_id: str, book: str, exchanges: int = 5) -> list[Turn]:
+        """The conversation's latest exchanges about `book`, oldest first, as turns."""
         rows = await self.fetch(
-            "SELECT question, answer FROM interactions WHERE conversation_id = ? "
+            "SELECT question, answer FROM interactions WHERE conversation_id = ? AND book = ? "
             "ORDER BY created_at DESC LIMIT ?",
-            conversation_id, exchanges,
+            conversation_id, book, exchanges,
         )
         turns: list[Turn] = []
         for row in reversed(rows):
@@ -203,6 +214,17 @@ class Store(ABC):
             book, self.encode_time(since or _EPOCH), limit,
         )
         return [FeedbackEntry(**row) for row in rows]
+
+    async def vote_counts(self, book: str, since: datetime) -> tuple[int, int]:
+        """(helpful, not helpful) votes on the book's answers since `since`."""
+        rows = await self.fetch(
+            "SELECT COALESCE(SUM(CASE WHEN f.helpful THEN 1 ELSE 0 END), 0) AS helpful, "
+            "COALESCE(SUM(CASE WHEN f.helpful THEN 0 ELSE 1 END), 0) AS unhelpful "
+            "FROM feedback f JOIN interactions i ON i.message_id = f.message_id "
+            "WHERE i.book = ? AND f.created_at >= ?",
+            book, self.encode_time(since),
+        )
+        return int(rows[0]["helpful"]), int(rows[0]["unhelpful"])
 
     async def answered_since(self, book: str, since: datetime) -> list[dict[str, Any]]:
         """Status, latency and time of every answer since `since`."""
@@ -298,8 +320,7 @@ class Store(ABC):
         )
 
     async def delete_questionnaire(self, questionnaire_id: str) -> None:
-        await self.execute("DELETE FROM questionnaire_rows WHERE questionnaire_id = ?", questionnaire_id)
-        await self.execute("DELETE FROM questionnaires WHERE id = ?", questionnaire_id)
+        await self.execute("DELETE FROM questionnaires WHERE id = ?", questionnaire_id)  # rows cascade
 
     async def curated_answers(self, book: str, state: str | None = None) -> list[CuratedAnswer]:
         where = "AND state = ? " if state else ""

@@ -202,7 +202,7 @@ def test_conversations_and_feedback_in_postgres(motors_template: Path, tmp_path:
 
     async def check() -> None:
         store = PostgresStore(postgres_url)
-        history = await store.history(first["conversation_id"])
+        history = await store.history(first["conversation_id"], "motors")
         assert [t.role for t in history] == ["user", "assistant", "user", "assistant"]
         stats = await store.stats("motors")
         assert (stats.questions, stats.helpful) == (2, 1)

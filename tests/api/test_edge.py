@@ -85,8 +85,9 @@ def test_a_reader_has_one_vote_per_answer_and_votes_are_limited(motors_template:
 
 def test_a_body_over_the_limit_is_refused_unread(motors: TestClient, motors_template: Path, tmp_path: Path) -> None:
     with app_client(copy_data_dir(motors_template, tmp_path / "d"), LECTERN_MAX_BODY_BYTES="1000") as client:
-        declared = client.post("/api/chat/query", json={"query": "x" * 2000})
+        declared = client.post("/api/chat/query", json={"query": "x" * 2000}, headers={"Origin": "http://localhost:3000"})
         assert declared.status_code == 413 and "larger than 1000 bytes" in declared.json()["detail"]
+        assert declared.headers["access-control-allow-origin"] == "http://localhost:3000"  # the widget can read it
 
         def chunks() -> Iterator[bytes]:  # no Content-Length: the size shows only while reading
             yield b'{"query": "'

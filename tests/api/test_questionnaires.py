@@ -111,6 +111,8 @@ def test_autofill_review_and_export(motors_template: Path, tmp_path: Path, datab
     (b"Id,Question\n1,What?\n", "Prompt", "no column 'Prompt'; the columns are 'Id', 'Question'"),
     (("Question\n" + "What?\n" * 2001).encode(), "Question", "at most 2000"),
     (b"Question\nWhat\x00?\n", "Question", "NUL"),
+    (b",,,\n,,\n", "Question", "no cells with text"),
+    (b"Question\n" + b"x" * 200_000 + b"\n", "Question", "not a readable CSV"),
 ])
 def test_a_file_that_is_not_a_questionnaire_gets_400(
     motors_template: Path, tmp_path: Path, content: bytes, column: str, message: str
@@ -120,6 +122,14 @@ def test_a_file_that_is_not_a_questionnaire_gets_400(
                                content=content, headers={**AUTH, "content-type": "text/csv"})
         assert response.status_code == 400 and message in response.json()["detail"]
         assert client.get("/api/admin/books/motors/questionnaires", headers=AUTH).json() == []
+
+
+def test_exported_cells_never_start_a_formula(motors_template: Path, tmp_path: Path) -> None:
+    with console_for(copy_data_dir(motors_template, tmp_path / "d")) as client:
+        created = upload(client, 'Question,Owner\n"=HYPERLINK(""http://evil.example"",""x"")",@ops\n').json()
+        answered(client, created["id"])
+        rows = exported(client, created["id"], "generated")
+    assert rows[0]["Question"].startswith("'=HYPERLINK(") and rows[0]["Owner"] == "'@ops"
 
 
 def test_a_questionnaire_left_half_answered_is_finished_after_a_restart(motors_template: Path, tmp_path: Path) -> None:

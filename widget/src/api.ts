@@ -46,12 +46,16 @@ export async function streamChat(
   body: ChatRequest,
   handlers: StreamHandlers,
   signal: AbortSignal,
+  readerToken?: string,
 ): Promise<void> {
   let response: Response;
   try {
     response = await fetch(`${apiUrl}/api/chat/stream`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "text/event-stream", "X-Session-Id": sessionId },
+      headers: {
+        "Content-Type": "application/json", Accept: "text/event-stream", "X-Session-Id": sessionId,
+        ...(readerToken ? { "X-Reader-Token": readerToken } : {}),
+      },
       body: JSON.stringify(body),
       signal,
     });

@@ -25,6 +25,7 @@ function fromScript(tag: HTMLScriptElement | null): Partial<Options> {
   return {
     apiUrl: data.apiUrl || (tag.src ? new URL(tag.src, location.href).origin : undefined),
     bookId: data.bookId,
+    readerToken: data.readerToken,
     title: data.title,
     accent: data.accent,
     position: data.position === "left" ? "left" : undefined,

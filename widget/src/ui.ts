@@ -9,6 +9,7 @@ import { styles } from "./styles";
 export interface Options {
   apiUrl: string;
   bookId?: string;
+  readerToken?: string; // a private book: the token the host site signed (X-Reader-Token)
   title: string;
   accent: string;
   position: "left" | "right";
@@ -285,6 +286,7 @@ export class Widget {
           done: (_, messageId) => (answer.messageId = messageId),
         },
         this.busy.signal,
+        this.options.readerToken,
       );
       this.status.textContent = "Answer ready.";
     } catch (error) {

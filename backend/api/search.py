@@ -1,0 +1,85 @@
+"""POST /api/search: the book's passages for a query, ranked, with highlights; no answer, no model."""
+
+import asyncio
+import re
+
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from slowapi import Limiter
+
+from backend.api.access import check_reader
+from backend.api.limits import budget
+from backend.api.schemas import Problem, no_nul
+from backend.config import Settings
+from backend.grounding.citations import excerpt
+from backend.question import readable
+from backend.retrieval import lexical
+
+_WORD = re.compile(r"\w+(?:['’.-]\w+)*")
+
+
+class SearchRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=2000, description="What to look for.")
+    book: str | None = Field(None, pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")
+    limit: int = Field(8, ge=1, le=20)
+
+    _no_nul = field_validator("*")(no_nul)
+
+    @field_validator("query")
+    @classmethod
+    def has_words(cls, value: str) -> str:
+        if not readable(value):
+            raise ValueError("query has no text once its markup and invisible characters are removed")
+        return readable(value)
+
+
+class SearchResult(BaseModel):
+    module: str
+    lesson: str
+    section: str
+    url: str
+    excerpt: str = Field(description="The passage's sentence nearest the query, as the page shows it")
+    highlights: list[tuple[int, int]] = Field(description="[start, end) of the query's words in the excerpt")
+    score: float
+
+
+class SearchResponse(BaseModel):
+    query: str
+    results: list[SearchResult]
+
+
+def search_router(limiter: Limiter, settings: Settings) -> APIRouter:
+    searches = budget(limiter, "searches", settings.rate_limit_search, settings.rate_limit_per_address)
+    router = APIRouter(tags=["search"], dependencies=[Depends(searches)])
+
+    @router.post("/api/search", responses={
+        400: {"model": Problem}, 401: {"model": Problem}, 403: {"model": Problem}, 404: {"model": Problem},
+        429: {"model": Problem}, 503: {"model": Problem},
+    })
+    async def search(request: Request, body: SearchRequest) -> SearchResponse:
+        """Ranked passages of the book with the sections they are in and links to them."""
+        check_reader(request, body.book or settings.book)
+        engine = await request.app.state.library.loaded_engine(body.book)
+        found = await asyncio.to_thread(engine.retriever.search, body.query, body.limit)
+        asked = set(lexical.terms(body.query, compounds=False))
+        results = []
+        for hit in found.hits:
+            chunk = hit.chunk
+            shown = excerpt(chunk.id, chunk.text, body.query)
+            results.append(SearchResult(
+                module=chunk.module, lesson=chunk.lesson, section=chunk.section, url=chunk.url,
+                excerpt=shown, highlights=highlights(shown, asked), score=round(hit.score, 4),
+            ))
+        return SearchResponse(query=body.query, results=results)
+
+    return router
+
+
+def highlights(text: str, asked: set[str]) -> list[tuple[int, int]]:
+    """Where the words of `text` that share a term with the query are."""
+    return [
+        (word.start(), word.end()) for word in _WORD.finditer(text)
+        if asked.intersection(lexical.terms(word.group(), compounds=False))
+    ]

@@ -1,0 +1,149 @@
+"""Several books on one server, isolated: answers, maintainer tokens, origins, private books."""
+
+import hashlib
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from backend.app import create_app
+from backend.registry import RegistryError, reader_token
+from tests.support.books import app_client, app_settings, copy_data_dir, ingest_into, write_book
+
+KITCHEN_BOOK = {
+    "01-bread/_category_.json": '{"label": "Bread"}',
+    "01-bread/01-sourdough.md": """---
+title: Sourdough
+---
+
+# Sourdough
+
+## Feeding the Starter
+
+A sourdough starter is fed equal weights of flour and water every twelve hours. A fed starter
+doubles in four to six hours at room temperature, and it is ready to bake with at its peak.
+
+## Baking
+
+Sourdough bakes at 250 degrees Celsius for twenty minutes with steam, then twenty-five minutes
+more without steam until the crust is deep brown.
+""",
+}
+SECRET = "kitchen-reader-secret"
+MOTORS_SITE, KITCHEN_SITE = "https://motors.example", "https://kitchen.example"
+REGISTRY = f"""
+[books.motors]
+origins = ["{MOTORS_SITE}"]
+maintainer_token_sha256 = "{hashlib.sha256(b"motors-token").hexdigest()}"
+
+[books.kitchen]
+origins = ["{KITCHEN_SITE}"]
+maintainer_token_sha256 = "{hashlib.sha256(b"kitchen-token").hexdigest()}"
+reader_secret_env = "KITCHEN_READER_SECRET"
+"""
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def kitchen_token(expires_in: float = 3600, book: str = "kitchen", secret: str = SECRET) -> dict[str, str]:
+    return {"X-Reader-Token": reader_token(secret.encode(), book, int(time.time() + expires_in))}
+
+
+@pytest.fixture(scope="module")
+def two_books(motors_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("two-books")
+    data = copy_data_dir(motors_template, root / "data")
+    ingest_into(data, write_book(root / "kitchen", KITCHEN_BOOK), "kitchen")
+    ingest_into(data, write_book(root / "unlisted", KITCHEN_BOOK), "unlisted")
+    (root / "books.toml").write_text(REGISTRY, encoding="utf-8")
+    return root
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def server(two_books: Path, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    monkeypatch.setenv("KITCHEN_READER_SECRET", SECRET)
+    env: dict[str, Any] = {"LECTERN_BOOKS": two_books / "books.toml", "LECTERN_ADMIN_TOKEN": "admin-token"}
+    if request.param == "postgres":
+        env["DATABASE_URL"] = request.getfixturevalue("postgres_url")
+    with app_client(copy_data_dir(two_books / "data", tmp_path / "data"), **env) as client:
+        yield client
+
+
+def ask(client: TestClient, book: str, question: str, **headers: Any) -> Any:
+    return client.post("/api/chat/query", json={"query": question, "book": book}, headers=headers)
+
+
+def test_a_question_to_one_book_never_cites_another(server: TestClient) -> None:
+    motors = ask(server, "motors", "How does a servo hold its position?").json()
+    assert motors["sources"] and all("/sourdough" not in s["url"] for s in motors["sources"])
+    kitchen = ask(server, "kitchen", "How often is a sourdough starter fed?", **kitchen_token()).json()
+    assert kitchen["sources"] and all(s["lesson"] == "Sourdough" for s in kitchen["sources"])
+    crossed = ask(server, "kitchen", "How does a servo hold its position?", **kitchen_token()).json()
+    assert all(s["lesson"] == "Sourdough" for s in crossed["sources"])
+
+
+def test_a_books_token_opens_that_book_alone(server: TestClient) -> None:
+    ask(server, "motors", "How does a servo hold its position?")
+    assert server.get("/api/admin/books", headers=bearer("motors-token")).json() == {"books": ["motors"]}
+    assert server.get("/api/admin/books", headers=bearer("admin-token")).json() == {"books": ["kitchen", "motors"]}
+    assert server.get("/api/admin/books/motors/overview", headers=bearer("motors-token")).json()["questions"] == 1
+    for path in ("overview", "gaps", "curated", "questionnaires", "interactions"):
+        refused = server.get(f"/api/admin/books/kitchen/{path}", headers=bearer("motors-token"))
+        assert refused.status_code == 403, path
+        assert refused.json() == {"detail": "That token does not open the book 'kitchen'."}
+    assert server.get("/api/admin/books/kitchen/overview", headers=bearer("kitchen-token")).status_code == 200
+    assert server.get("/api/admin/books", headers=bearer("nobody")).status_code == 403
+
+
+def test_a_page_may_ask_only_the_books_of_its_site(server: TestClient) -> None:
+    assert ask(server, "motors", "How does a servo hold its position?", Origin=MOTORS_SITE).status_code == 200
+    refused = ask(server, "kitchen", "How is sourdough baked?", Origin=MOTORS_SITE, **kitchen_token())
+    assert refused.status_code == 403
+    assert refused.json() == {"detail": f"Pages on {MOTORS_SITE} may not ask the book 'kitchen'."}
+    assert ask(server, "kitchen", "How is sourdough baked?", Origin=KITCHEN_SITE, **kitchen_token()).status_code == 200
+    preflight = server.options("/api/chat/stream", headers={
+        "Origin": KITCHEN_SITE, "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type,x-reader-token"})
+    assert preflight.headers["access-control-allow-origin"] == KITCHEN_SITE
+
+
+@pytest.mark.parametrize(("headers", "message"), [
+    ({}, "This book is private"),
+    ({"X-Reader-Token": "garbage"}, "not valid for this book"),
+    ({"X-Reader-Token": "1.\u00e9".encode("latin-1")}, "not valid for this book"),
+    ({"X-Reader-Token": "9" * 5000}, "not valid for this book"),
+    (kitchen_token(book="motors"), "not valid for this book"),
+    (kitchen_token(secret="another-secret"), "not valid for this book"),
+    (kitchen_token(expires_in=-60), "has expired"),
+])
+def test_a_private_book_needs_a_valid_reader_token(server: TestClient, headers: dict[str, Any], message: str) -> None:
+    refused = ask(server, "kitchen", "How is sourdough baked?", **headers)
+    assert refused.status_code == 401 and message in refused.json()["detail"]
+    assert "sources" not in refused.json()
+    with server.stream("POST", "/api/chat/stream", json={"query": "How is sourdough baked?", "book": "kitchen"},
+                       headers=headers) as stream:
+        assert stream.status_code == 401
+
+
+def test_a_book_outside_the_registry_is_not_served(server: TestClient) -> None:
+    response = ask(server, "unlisted", "How is sourdough baked?")
+    assert response.status_code == 404 and response.json() == {"detail": "This server has no book 'unlisted'."}
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("[books.motors\n", "not TOML"),
+    ('[books."Bad Id"]\n', "is not a book id"),
+    ("[books.motors]\ncolour = 1\n", "books.motors.colour: Extra inputs are not permitted"),
+    ('[books.motors]\nreader_secret_env = "NO_SUCH_SECRET_VARIABLE"\n', "books.motors: the environment variable NO_SUCH_SECRET_VARIABLE (a reader secret) is not set"),
+])
+def test_a_registry_that_cannot_be_used_stops_the_server_with_the_reason(tmp_path: Path, text: str, message: str) -> None:
+    registry = tmp_path / "books.toml"
+    registry.write_text(text, encoding="utf-8")
+    with pytest.raises(RegistryError) as caught:
+        create_app(app_settings(tmp_path / "data", LECTERN_BOOKS=registry))
+    assert str(caught.value).startswith(f"{registry}: ") and message in str(caught.value)
