@@ -74,6 +74,7 @@ class CuratedAnswers:
         self.library = library
         self._levels: dict[str, TopicLevels] = {}
         self._vectors: dict[str, tuple[list[CuratedAnswer], np.ndarray]] = {}  # active ones, per book
+        self._changes: dict[str, int] = {}  # per book: a list loaded before a change is not kept
 
     def levels(self, book: str) -> TopicLevels:
         engine = self.library.engine(book)
@@ -81,6 +82,7 @@ class CuratedAnswers:
 
     def changed(self, book: str) -> None:
         """Call after any change to the book's curated answers."""
+        self._changes[book] = self._changes.get(book, 0) + 1
         self._vectors.pop(book, None)
 
     async def answer(self, book: str, question: Question) -> Answer | None:
@@ -88,13 +90,16 @@ class CuratedAnswers:
         if question.selected_text or question.history:
             return None
         try:
-            if book not in self._vectors:
+            loaded = self._vectors.get(book)
+            if loaded is None:
+                before = self._changes.get(book, 0)
                 active = await self.store.run(lambda db: db.curated_answers(book, state="active"))
-                vectors = await asyncio.to_thread(self._embed, [c.question for c in active])
-                self._vectors[book] = (active, vectors)
+                loaded = (active, await asyncio.to_thread(self._embed, [c.question for c in active]))
+                if self._changes.get(book, 0) == before:  # else a maintainer changed them meanwhile
+                    self._vectors[book] = loaded
         except DatabaseUnavailable:
             return None
-        active, vectors = self._vectors[book]
+        active, vectors = loaded
         if not active:
             return None
         found = await asyncio.to_thread(self._closest, book, question.text, active, vectors)

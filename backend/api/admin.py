@@ -213,6 +213,15 @@ async def list_questionnaires(request: Request, book: Book) -> list[Summary]:
     return summaries
 
 
+@router.post("/books/{book}/questionnaires/{questionnaire_id}/answer", status_code=202)
+async def resume_questionnaire(request: Request, book: Book, questionnaire_id: str) -> dict[str, bool]:
+    """Answer the rows a stopped run left unanswered (a model or database failure stops one)."""
+    await _questionnaire(request, book, questionnaire_id)
+    await request.app.state.library.loaded_engine(book)
+    request.app.state.questionnaire_runs.start(book, questionnaire_id)
+    return {"answering": True}
+
+
 @router.get("/books/{book}/questionnaires/{questionnaire_id}")
 async def show_questionnaire(
     request: Request, book: Book, questionnaire_id: str,

@@ -115,7 +115,8 @@ class Store(ABC):
     async def execute(self, sql: str, *args: Any) -> None: ...
 
     @abstractmethod
-    async def execute_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None: ...
+    async def execute_all(self, steps: list[tuple[str, list[tuple[Any, ...]]]]) -> None:
+        """Runs each statement once per row of arguments, all in one transaction."""
 
     @abstractmethod
     async def fetch(self, sql: str, *args: Any) -> list[dict[str, Any]]: ...
@@ -266,15 +267,13 @@ class Store(ABC):
         return [_interaction(row) for row in rows]
 
     async def create_questionnaire(self, questionnaire: Questionnaire, rows: list[QuestionnaireRow]) -> None:
-        await self.execute(
-            "INSERT INTO questionnaires (id, book, name, header, question_column, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            questionnaire.id, questionnaire.book, questionnaire.name, json.dumps(questionnaire.header),
-            questionnaire.question_column, self.encode_time(questionnaire.created_at),
-        )
-        await self.execute_many(
-            "INSERT INTO questionnaire_rows (questionnaire_id, position, cells, question) VALUES (?, ?, ?, ?)",
-            [(questionnaire.id, row.position, json.dumps(row.cells), row.question) for row in rows],
-        )
+        await self.execute_all([
+            ("INSERT INTO questionnaires (id, book, name, header, question_column, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+             [(questionnaire.id, questionnaire.book, questionnaire.name, json.dumps(questionnaire.header),
+               questionnaire.question_column, self.encode_time(questionnaire.created_at))]),
+            ("INSERT INTO questionnaire_rows (questionnaire_id, position, cells, question) VALUES (?, ?, ?, ?)",
+             [(questionnaire.id, row.position, json.dumps(row.cells), row.question) for row in rows]),
+        ])
 
     async def questionnaires(self, book: str) -> list[Questionnaire]:
         rows = await self.fetch(
@@ -380,10 +379,15 @@ class SQLiteStore(Store):
                 raise Rejected(str(exc)) from exc
             await db.commit()
 
-    async def execute_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    async def execute_all(self, steps: list[tuple[str, list[tuple[Any, ...]]]]) -> None:
         async with self._lock:
             db = await self._connection()
-            await db.executemany(sql, rows)
+            try:
+                for sql, rows in steps:
+                    await db.executemany(sql, rows)
+            except BaseException:
+                await db.rollback()
+                raise
             await db.commit()
 
     async def fetch(self, sql: str, *args: Any) -> list[dict[str, Any]]:
@@ -438,10 +442,11 @@ class PostgresStore(Store):
         except (asyncpg.DataError, asyncpg.IntegrityConstraintViolationError) as exc:
             raise Rejected(str(exc)) from exc
 
-    async def execute_many(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+    async def execute_all(self, steps: list[tuple[str, list[tuple[Any, ...]]]]) -> None:
         pool = await self._acquire_pool()
         async with pool.acquire() as connection, connection.transaction():
-            await connection.executemany(_numbered(sql), rows)
+            for sql, rows in steps:
+                await connection.executemany(_numbered(sql), rows)
 
     async def fetch(self, sql: str, *args: Any) -> list[dict[str, Any]]:
         pool = await self._acquire_pool()

@@ -145,6 +145,10 @@ def test_a_questionnaire_left_half_answered_is_finished_after_a_restart(motors_t
     asyncio.run(left_by_an_earlier_process())
     with console_for(data) as client:
         detail = answered(client, questionnaire.id)
+        base = f"/api/admin/books/motors/questionnaires/{questionnaire.id}"
+        assert client.post(f"{base}/answer", headers=AUTH).json() == {"answering": True}  # nothing left: a no-op
+        assert answered(client, questionnaire.id)["rows"] == detail["rows"]
+        assert client.post("/api/admin/books/motors/questionnaires/nope/answer", headers=AUTH).status_code == 404
     assert detail["questionnaire"]["answered"] == 3
 
 

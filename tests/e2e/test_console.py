@@ -191,3 +191,26 @@ def test_an_edited_answer_is_approved_and_a_paraphrase_gets_it_in_the_widget(
     expect(answer.get_by_test_id("citation").first).to_contain_text("Servo Motors")
     reader.screenshot(path=str(ARTIFACTS / "widget-reviewed-answer.png"))
     reader.close()
+
+
+def test_search_mode_lists_highlighted_passages_and_follows_one_by_keyboard(
+    browser: Browser, console: tuple[str, int]
+) -> None:
+    reader = browser.new_page()
+    reader.goto(_HOST["page"])
+    reader.get_by_test_id("launcher").click()
+    reader.get_by_test_id("mode").click()
+    search = reader.get_by_test_id("search-input")
+    expect(search).to_be_focused()
+    search.press_sequentially("servo position")
+    results = reader.get_by_test_id("search-result")
+    expect(results.first).to_contain_text("Servo Motors")
+    marked = results.first.locator("mark").all_inner_texts()
+    assert marked and {word.lower() for word in marked} <= {"servo", "servos", "position", "positions"}
+    reader.screenshot(path=str(ARTIFACTS / "widget-search.png"))
+    search.press("ArrowDown")
+    expect(reader.locator("[role=option]").first).to_have_attribute("aria-selected", "true")
+    target = results.first.get_attribute("href") or ""
+    search.press("Enter")
+    reader.wait_for_url(f"**{target.split('#', 1)[0]}**")
+    reader.close()

@@ -21,6 +21,16 @@ button:focus-visible, textarea:focus-visible, a:focus-visible { outline: none; b
   color: var(--fg); border: 1px solid var(--border); border-radius: 14px; box-shadow: 0 12px 40px rgba(0,0,0,.25); overflow: hidden; }
 header { display: flex; align-items: center; gap: 4px; padding: 6px 8px 6px 14px; border-bottom: 1px solid var(--border); }
 header h2 { flex: 1; margin: 0; font-size: 16px; }
+.mode { width: auto; height: auto; font: inherit; font-size: 13px; padding: 3px 10px; border: 1px solid var(--border); border-radius: 999px; background: none; color: var(--fg); cursor: pointer; }
+.search { flex: 1; display: flex; flex-direction: column; min-height: 0; padding: 10px; gap: 8px; }
+.search input { font: inherit; padding: 8px 10px; border: 1px solid var(--border); border-radius: 8px; background: var(--bg); color: var(--fg); }
+.results { list-style: none; margin: 0; padding: 0; overflow-y: auto; }
+.results li { border-radius: 8px; }
+.results li[aria-selected="true"], .results li:hover { background: var(--bubble); }
+.results a { display: block; padding: 8px; color: inherit; text-decoration: none; }
+.results strong { display: block; font-size: 13px; color: var(--accent); }
+.results mark { background: color-mix(in srgb, var(--accent) 25%, transparent); color: inherit; }
+.results .empty { padding: 8px; color: var(--muted); }
 .icon { background: transparent; border: 0; color: var(--fg); }
 .messages { flex: 1; overflow-y: auto; padding: 12px; display: flex; flex-direction: column; gap: 12px; }
 .msg { max-width: 92%; padding: 8px 12px; border-radius: 12px; background: var(--bubble); overflow-wrap: anywhere; }

@@ -2,6 +2,7 @@
 
 import { ChatError, sendFeedback, streamChat } from "./api";
 import { renderMarkdown, safeUrl } from "./markdown";
+import { highlighted, searchBook } from "./search";
 import { citationHref, citationLabel, selectionText, shouldOffer, surroundingText } from "./selection";
 import { History, randomId, storageOrNull, type Citation, type Message } from "./storage";
 import { styles } from "./styles";
@@ -77,6 +78,12 @@ export class Widget {
   private messages: Message[];
   private selection: { text: string; context: string } | null = null;
   private busy: AbortController | null = null;
+  private readonly searchBox: HTMLElement;
+  private readonly searchInput: HTMLInputElement;
+  private readonly results: HTMLElement;
+  private searching: AbortController | null = null;
+  private searchTimer = 0;
+  private activeResult = -1;
 
   constructor(private readonly options: Options) {
     this.session = storageOrNull("sessionStorage");
@@ -94,6 +101,10 @@ export class Widget {
     const titleId = "lectern-title";
     const close = el("button", { class: "icon", "data-testid": "close", "aria-label": "Close chat" }, icon("close"));
     const newChat = el("button", { class: "icon", "data-testid": "new-chat", "aria-label": "New chat" }, icon("plus"));
+    const mode = el("button", { class: "mode", "data-testid": "mode", "aria-pressed": "false" }, "Search");
+    this.searchInput = el("input", { type: "search", "data-testid": "search-input", "aria-label": "Search the book", placeholder: "Search this book…", maxlength: String(MAX_QUERY) });
+    this.results = el("ul", { class: "results", role: "listbox", "aria-label": "Search results", "data-testid": "search-results" });
+    this.searchBox = el("div", { class: "search", hidden: "" }, this.searchInput, this.results);
     this.list = el("div", { class: "messages", role: "log", "aria-label": "Conversation" });
     this.status = el("div", { class: "sr-only", "aria-live": "polite" });
     this.input = el("textarea", { "data-testid": "input", rows: "1", "aria-label": "Your question", placeholder: "Ask about this book…", maxlength: String(MAX_QUERY) });
@@ -104,8 +115,9 @@ export class Widget {
     this.panel = el(
       "section",
       { class: "panel", "data-testid": "panel", role: "dialog", "aria-modal": "true", "aria-labelledby": titleId, hidden: "" },
-      el("header", {}, el("h2", { id: titleId }, options.title), newChat, close),
+      el("header", {}, el("h2", { id: titleId }, options.title), mode, newChat, close),
       this.list,
+      this.searchBox,
       this.status,
       form,
     );
@@ -115,6 +127,19 @@ export class Widget {
     this.launcher.addEventListener("click", () => (this.panel.hidden ? this.open() : this.close()));
     close.addEventListener("click", () => this.close());
     newChat.addEventListener("click", () => this.newConversation());
+    mode.addEventListener("click", () => {
+      const search = this.searchBox.hidden;
+      this.searchBox.hidden = !search;
+      this.list.hidden = form.hidden = search;
+      mode.textContent = search ? "Ask" : "Search";
+      mode.setAttribute("aria-pressed", String(search));
+      (search ? this.searchInput : this.input).focus();
+    });
+    this.searchInput.addEventListener("input", () => {
+      clearTimeout(this.searchTimer);
+      this.searchTimer = window.setTimeout(() => void this.search(), 200);
+    });
+    this.searchInput.addEventListener("keydown", (event) => this.onSearchKey(event));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       void this.ask(this.input.value);
@@ -183,6 +208,43 @@ export class Widget {
     new MutationObserver(apply).observe(html, { attributes: true, attributeFilter: ["data-theme"] });
     dark?.addEventListener?.("change", apply);
     apply();
+  }
+
+  private async search(): Promise<void> {
+    const query = this.searchInput.value.trim();
+    this.searching?.abort();
+    if (!query) return void this.results.replaceChildren();
+    this.searching = new AbortController();
+    try {
+      const hits = await searchBook(this.options.apiUrl, this.sessionId, { query, book: this.options.bookId },
+        this.searching.signal, this.options.readerToken);
+      this.activeResult = -1;
+      this.results.replaceChildren(...hits.map((hit, i) => {
+        const link = el("a", { href: safeUrl(hit.url) ? citationHref(hit.url, hit.excerpt) : "#", "data-testid": "search-result" },
+          el("strong", {}, citationLabel(hit)), el("span", {}, ...highlighted(hit.excerpt, hit.highlights)));
+        return el("li", { role: "option", id: `lectern-result-${i}`, "aria-selected": "false" }, link);
+      }));
+      if (!hits.length) this.results.append(el("li", { class: "empty" }, "Nothing in the book matches that."));
+      this.status.textContent = `${hits.length} results.`;
+    } catch (error) {
+      if (this.searching.signal.aborted) return;
+      this.results.replaceChildren(el("li", { class: "empty", role: "alert" }, (error as Error).message));
+    }
+  }
+
+  private onSearchKey(event: KeyboardEvent): void {
+    const options = Array.from(this.results.querySelectorAll<HTMLElement>("[role=option]"));
+    if (event.key === "Enter") {
+      event.preventDefault();
+      options[Math.max(this.activeResult, 0)]?.querySelector("a")?.click();
+      return;
+    }
+    if (!options.length || (event.key !== "ArrowDown" && event.key !== "ArrowUp")) return;
+    event.preventDefault();
+    this.activeResult = (this.activeResult + (event.key === "ArrowDown" ? 1 : options.length - 1)) % options.length;
+    options.forEach((option, i) => option.setAttribute("aria-selected", String(i === this.activeResult)));
+    this.searchInput.setAttribute("aria-activedescendant", options[this.activeResult].id);
+    options[this.activeResult].scrollIntoView({ block: "nearest" });
   }
 
   private onPanelKey(event: KeyboardEvent): void {
