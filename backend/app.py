@@ -8,12 +8,14 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
+from starlette.routing import Route
 
 from backend.api import admin, errors, health, logs, pages
 from backend.api.chat import chat_router
 from backend.api.edge import BodyLimit, ForwardedFor, SecurityHeaders
 from backend.api.feedback import feedback_router
-from backend.api.limits import make_limiter
+from backend.api.limits import budget, make_limiter
+from backend.api.mcp import McpEndpoint, book_server
 from backend.api.search import search_router
 from backend.config import Settings, get_settings
 from backend.curated import CuratedAnswers
@@ -35,8 +37,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        library = Library(settings, check=False)  # a server that is down means 503s, not no app
-        app.state.library = library
         app.state.store = ResilientStore(open_store(settings), settings.data_dir, settings.dependency_timeout)
         await app.state.store.start()
         app.state.questionnaire_runs = Runs(app.state.store, library)
@@ -47,7 +47,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         stop = asyncio.Event()
         watching = _watch(library, settings, stop)
         try:
-            yield
+            async with book_tools.session_manager.run():
+                yield
         finally:
             stop.set()
             if watching:
@@ -63,6 +64,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.settings = settings
+    library = Library(settings, check=False)  # a server that is down means 503s, not no app
+    app.state.library = library
     app.state.registry = Registry.load(settings.books_file) if settings.books_file else None
     app.state.gap_finders = {}  # per book, for the console (backend/insights.py)
     app.state.limiter = make_limiter(settings)
@@ -86,6 +89,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(admin.page_router)
     app.include_router(health.router)
     app.include_router(pages.router)
+    book_tools = book_server(library, settings, app.state.registry)
+    calls = budget(app.state.limiter, "mcp_calls", settings.rate_limit_search, settings.rate_limit_per_address)
+    # host: the service answers on whatever name its proxy gives it; the MCP SDK's rebinding
+    # guard for loopback hosts would refuse those.
+    tools_app = book_tools.streamable_http_app(streamable_http_path="/mcp", host="0.0.0.0")
+    app.router.routes.append(Route("/mcp", endpoint=McpEndpoint(tools_app, calls)))
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 

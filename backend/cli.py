@@ -172,6 +172,25 @@ def bench(
 
 
 @app.command()
+def mcp(book: BookOption = None, data_dir: DataDirOption = None) -> None:
+    """Serve the book to an MCP client (a coding assistant, an agent) over stdio: tools
+    search_book, answer_question and get_page, and the book's outline as a resource."""
+    from backend.api.mcp import book_server
+
+    settings = Settings(**{k: v for k, v in {"LECTERN_BOOK": book, "LECTERN_DATA_DIR": data_dir}.items() if v})
+    try:
+        library = Library(settings)
+        library.engine().retriever.corpus  # noqa: B018 (loads the book before the first call)
+        library.embedder.embed_query("warm up")
+    except SERVICE_ERRORS as exc:
+        raise fail(str(exc)) from None
+    try:
+        book_server(library, settings).run()  # stdio: stdout carries the protocol, logs go to stderr
+    finally:
+        library.close()
+
+
+@app.command()
 def batch(
     questionnaire: Annotated[Path, typer.Argument(help="CSV file with a header row.")],
     column: Annotated[str, typer.Option(help="The column that holds the questions.")],

@@ -56,14 +56,16 @@ class Library:
         return self._engines[key]
 
     async def loaded_engine(self, book: str | None = None) -> AnswerEngine:
-        """engine() with the book loaded, off the event loop and within the dependency timeout
-        (IndexUnavailable after it), so a vector store that hangs holds up only its callers."""
+        """engine() with the book loaded, off the event loop and, for a Qdrant server, within the
+        dependency timeout (IndexUnavailable after it): a server that hangs holds up only its callers."""
 
         def load() -> AnswerEngine:
             engine = self.engine(book)
             engine.retriever.corpus  # noqa: B018 (loads the book's passages once)
             return engine
 
+        if not self.settings.qdrant_url:  # embedded: nothing remote can hang, and a deadline would
+            return await asyncio.to_thread(load)  # count time spent queueing for a worker thread
         try:
             return await asyncio.wait_for(asyncio.to_thread(load), self.settings.dependency_timeout)
         except TimeoutError:

@@ -12,7 +12,9 @@ from fastapi.testclient import TestClient
 from backend.config import Settings
 from backend.engine import Library
 from tests.support.books import (
+    KITCHEN_BOOK,
     POSTGRES,
+    REGISTRY,
     SHARED_BOOK,
     app_client,
     copy_data_dir,
@@ -73,3 +75,15 @@ def motors(motors_template: Path, tmp_path: Path) -> Iterator[TestClient]:
     """A test client of the app serving a private copy of the motors book."""
     with app_client(copy_data_dir(motors_template, tmp_path / "motors-data")) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def two_books(motors_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data dir with the motors and kitchen books (and one the registry does not list), and
+    the registry books.toml beside it."""
+    root = tmp_path_factory.mktemp("two-books")
+    data = copy_data_dir(motors_template, root / "data")
+    ingest_into(data, write_book(root / "kitchen", KITCHEN_BOOK), "kitchen")
+    ingest_into(data, write_book(root / "unlisted", KITCHEN_BOOK), "unlisted")
+    (root / "books.toml").write_text(REGISTRY, encoding="utf-8")
+    return root

@@ -11,6 +11,7 @@ from backend.api.access import check_reader
 from backend.api.limits import budget
 from backend.api.schemas import Problem, no_nul
 from backend.config import Settings
+from backend.engine import Library
 from backend.grounding.citations import excerpt
 from backend.question import readable
 from backend.retrieval import lexical
@@ -61,20 +62,26 @@ def search_router(limiter: Limiter, settings: Settings) -> APIRouter:
     async def search(request: Request, body: SearchRequest) -> SearchResponse:
         """Ranked passages of the book with the sections they are in and links to them."""
         check_reader(request, body.book or settings.book)
-        engine = await request.app.state.library.loaded_engine(body.book)
-        found = await asyncio.to_thread(engine.retriever.search, body.query, body.limit)
-        asked = set(lexical.terms(body.query, compounds=False))
-        results = []
-        for hit in found.hits:
-            chunk = hit.chunk
-            shown = excerpt(chunk.id, chunk.text, body.query)
-            results.append(SearchResult(
-                module=chunk.module, lesson=chunk.lesson, section=chunk.section, url=chunk.url,
-                excerpt=shown, highlights=highlights(shown, asked), score=round(hit.score, 4),
-            ))
+        results = await find_passages(request.app.state.library, body.book, body.query, body.limit)
         return SearchResponse(query=body.query, results=results)
 
     return router
+
+
+async def find_passages(library: Library, book: str | None, query: str, limit: int) -> list[SearchResult]:
+    """The book's passages for `query`, best first, each with its nearest sentence highlighted."""
+    engine = await library.loaded_engine(book)
+    found = await asyncio.to_thread(engine.retriever.search, query, limit)
+    asked = set(lexical.terms(query, compounds=False))
+    results = []
+    for hit in found.hits:
+        chunk = hit.chunk
+        shown = excerpt(chunk.id, chunk.text, query)
+        results.append(SearchResult(
+            module=chunk.module, lesson=chunk.lesson, section=chunk.section, url=chunk.url,
+            excerpt=shown, highlights=highlights(shown, asked), score=round(hit.score, 4),
+        ))
+    return results
 
 
 def highlights(text: str, asked: set[str]) -> list[tuple[int, int]]:

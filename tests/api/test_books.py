@@ -1,6 +1,5 @@
 """Several books on one server, isolated: answers, maintainer tokens, origins, private books."""
 
-import hashlib
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,39 +10,8 @@ from fastapi.testclient import TestClient
 
 from backend.app import create_app
 from backend.registry import RegistryError, reader_token
-from tests.support.books import app_client, app_settings, copy_data_dir, ingest_into, write_book
-
-KITCHEN_BOOK = {
-    "01-bread/_category_.json": '{"label": "Bread"}',
-    "01-bread/01-sourdough.md": """---
-title: Sourdough
----
-
-# Sourdough
-
-## Feeding the Starter
-
-A sourdough starter is fed equal weights of flour and water every twelve hours. A fed starter
-doubles in four to six hours at room temperature, and it is ready to bake with at its peak.
-
-## Baking
-
-Sourdough bakes at 250 degrees Celsius for twenty minutes with steam, then twenty-five minutes
-more without steam until the crust is deep brown.
-""",
-}
-SECRET = "kitchen-reader-secret"
-MOTORS_SITE, KITCHEN_SITE = "https://motors.example", "https://kitchen.example"
-REGISTRY = f"""
-[books.motors]
-origins = ["{MOTORS_SITE}"]
-maintainer_token_sha256 = "{hashlib.sha256(b"motors-token").hexdigest()}"
-
-[books.kitchen]
-origins = ["{KITCHEN_SITE}"]
-maintainer_token_sha256 = "{hashlib.sha256(b"kitchen-token").hexdigest()}"
-reader_secret_env = "KITCHEN_READER_SECRET"
-"""
+from tests.support.books import KITCHEN_SITE, MOTORS_SITE, app_client, app_settings, copy_data_dir
+from tests.support.books import READER_SECRET as SECRET
 
 
 def bearer(token: str) -> dict[str, str]:
@@ -52,16 +20,6 @@ def bearer(token: str) -> dict[str, str]:
 
 def kitchen_token(expires_in: float = 3600, book: str = "kitchen", secret: str = SECRET) -> dict[str, str]:
     return {"X-Reader-Token": reader_token(secret.encode(), book, int(time.time() + expires_in))}
-
-
-@pytest.fixture(scope="module")
-def two_books(motors_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("two-books")
-    data = copy_data_dir(motors_template, root / "data")
-    ingest_into(data, write_book(root / "kitchen", KITCHEN_BOOK), "kitchen")
-    ingest_into(data, write_book(root / "unlisted", KITCHEN_BOOK), "unlisted")
-    (root / "books.toml").write_text(REGISTRY, encoding="utf-8")
-    return root
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -1,6 +1,7 @@
 """Ingested books for tests: the shared real book is ingested once per test session into a
 template folder; each user gets its own copy (embedded Qdrant allows one client per folder)."""
 
+import hashlib
 import shutil
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,39 @@ EVAL_QUESTIONS = SHARED_BOOK.parents[1] / "eval" / "dev.jsonl"
 
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"  # the machine's server (trust auth)
 REDIS = "redis://127.0.0.1:6379/0"
+
+# Two books on one server (tests/conftest.py two_books): motors is public, kitchen private.
+KITCHEN_BOOK = {
+    "01-bread/_category_.json": '{"label": "Bread"}',
+    "01-bread/01-sourdough.md": """---
+title: Sourdough
+---
+
+# Sourdough
+
+## Feeding the Starter
+
+A sourdough starter is fed equal weights of flour and water every twelve hours. A fed starter
+doubles in four to six hours at room temperature, and it is ready to bake with at its peak.
+
+## Baking
+
+Sourdough bakes at 250 degrees Celsius for twenty minutes with steam, then twenty-five minutes
+more without steam until the crust is deep brown.
+""",
+}
+READER_SECRET = "kitchen-reader-secret"  # the private book's, in KITCHEN_READER_SECRET
+MOTORS_SITE, KITCHEN_SITE = "https://motors.example", "https://kitchen.example"
+REGISTRY = f"""
+[books.motors]
+origins = ["{MOTORS_SITE}"]
+maintainer_token_sha256 = "{hashlib.sha256(b"motors-token").hexdigest()}"
+
+[books.kitchen]
+origins = ["{KITCHEN_SITE}"]
+maintainer_token_sha256 = "{hashlib.sha256(b"kitchen-token").hexdigest()}"
+reader_secret_env = "KITCHEN_READER_SECRET"
+"""
 
 _embedder: LocalEmbedder | None = None
 

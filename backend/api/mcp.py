@@ -1,0 +1,154 @@
+"""The book as a tool for coding assistants and agents: a Model Context Protocol server.
+
+`lectern mcp --book ID` speaks MCP over stdio (a local, trusted client); `lectern serve` also
+serves it over streamable HTTP at /mcp, where each call is counted against the searches budget
+and the registry's rules apply as for the chat (the book is a tool argument; the origin and
+X-Reader-Token come from the HTTP request). Tools: search_book, answer_question, get_page;
+resource: book://{book}/outline. Tool errors (a bad argument, a book that is not served) are
+MCP tool errors, never a crash.
+"""
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel
+from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from backend.api.access import reader_problem
+from backend.api.errors import DEPENDENCY_ERRORS, dependency_error
+from backend.api.search import SearchResult, find_passages
+from backend.config import Settings
+from backend.engine import Library
+from backend.question import Question, readable
+from backend.registry import Registry
+from backend.retrieval.index import BookNotIngested
+from backend.retrieval.search import BookCorpus
+
+
+class Cited(BaseModel):
+    number: int
+    module: str
+    lesson: str
+    section: str
+    url: str
+    excerpt: str
+
+
+class BookAnswer(BaseModel):
+    answer: str
+    status: str
+    confidence: str
+    citations: list[Cited]
+
+
+class PageText(BaseModel):
+    title: str
+    module: str
+    url: str
+    outline: list[str]
+    text: str
+
+
+def book_server(library: Library, settings: Settings, registry: Registry | None = None) -> MCPServer:
+    server = MCPServer("lectern", instructions=(
+        f"Search and cite the book {settings.book!r} (or another book this server serves, by id). "
+        "Answers come only from the book, with citations that link to the passage."))
+
+    def book_of(book: str | None, ctx: Context) -> str:
+        """The book asked about, if this client may ask it (over HTTP: the registry's rules)."""
+        chosen = book or settings.book
+        headers = ctx.headers  # None over stdio: a local client the user started
+        if headers is not None:
+            problem = reader_problem(registry, settings, chosen, headers.get("origin"), headers.get("x-reader-token"))
+            if problem:
+                raise ToolError(problem[1])
+        return chosen
+
+    @server.tool()
+    async def search_book(ctx: Context, query: str, limit: int = 8, book: str | None = None) -> list[SearchResult]:
+        """Passages of the book for `query`, best first, with module, lesson, section, url and
+        the passage's sentence nearest the query (highlights are character ranges in it)."""
+        if not readable(query):
+            raise ToolError("query must have some text")
+        if not 1 <= limit <= 20:
+            raise ToolError("limit must be between 1 and 20")
+        async with _book_errors():
+            return await find_passages(library, book_of(book, ctx), readable(query), limit)
+
+    @server.tool()
+    async def answer_question(
+        ctx: Context, question: str, selected_text: str | None = None, book: str | None = None
+    ) -> BookAnswer:
+        """The book's grounded answer to `question` (optionally about a passage the reader
+        selected): its text, status (found / partial / not_found), confidence and citations."""
+        if not readable(question):
+            raise ToolError("question must have some text")
+        async with _book_errors():
+            engine = await library.loaded_engine(book_of(book, ctx))
+            answer = await engine.answer(Question(text=question, selected_text=selected_text))
+        return BookAnswer(answer=answer.text, status=answer.status, confidence=answer.confidence, citations=[
+            Cited(number=c.number, module=c.module, lesson=c.lesson, section=c.section, url=c.url, excerpt=c.excerpt)
+            for c in answer.citations
+        ])
+
+    @server.tool()
+    async def get_page(ctx: Context, page: str, book: str | None = None) -> PageText:
+        """A page of the book by its URL (as search_book and answer_question give them, with or
+        without the #section) or its source path: title, section outline and text."""
+        async with _book_errors():
+            corpus = await _corpus(library, book_of(book, ctx))
+        wanted = page.split("#", 1)[0]
+        found = next((p for p in corpus.pages if wanted in (p.url.split("#", 1)[0], p.source_path)), None)
+        if found is None:
+            raise ToolError(f"no page {page!r} in this book (use a URL from search_book)")
+        chunks = corpus.page_chunks(found.source_path)
+        outline = list(dict.fromkeys(chunk.section for chunk in chunks if chunk.section))
+        text = "\n\n".join(chunk.text[chunk.overlap_chars:] for chunk in chunks)
+        return PageText(title=found.title, module=found.module, url=found.url, outline=outline, text=text)
+
+    @server.resource("book://{book}/outline", mime_type="text/markdown")
+    async def outline(book: str, ctx: Context) -> str:
+        """The book's modules and pages, in order, with their links."""
+        async with _book_errors():
+            corpus = await _corpus(library, book_of(book, ctx))
+        lines: list[str] = []
+        for page in corpus.pages:
+            if not lines or lines[-1] != f"## {page.module}":
+                lines.append(f"## {page.module}")
+            lines.append(f"- [{page.title}]({page.url})")
+        return "\n".join(lines)
+
+    return server
+
+
+@asynccontextmanager
+async def _book_errors() -> AsyncIterator[None]:
+    """A book that is not there, or a service that is down, is the tool's error, said plainly."""
+    try:
+        yield
+    except DEPENDENCY_ERRORS as exc:
+        raise ToolError(dependency_error(exc)[1] if not isinstance(exc, BookNotIngested) else str(exc)) from exc
+
+
+async def _corpus(library: Library, book: str) -> BookCorpus:
+    engine = await library.loaded_engine(book)
+    return await asyncio.to_thread(lambda: engine.retriever.corpus)
+
+
+class McpEndpoint:
+    """/mcp on the HTTP service: counts each call against a budget (a 429 as for the API)."""
+
+    def __init__(self, app: ASGIApp, spend: Callable[[Request], None]):
+        self.app = app
+        self.spend = spend
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            await asyncio.to_thread(self.spend, Request(scope))  # RateLimitExceeded → the app's 429
+        await self.app(scope, receive, send)
+
+
