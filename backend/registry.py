@@ -4,6 +4,7 @@ The registry is a TOML file, one table per book:
 
     [books.handbook]
     origins = ["https://handbook.example.com"]           # sites whose pages may ask it
+    rate_limit = "30/hour"                               # questions per reader, this book only
     maintainer_token_sha256 = "9f86d0…"                  # sha256 of the book's console token
     reader_secret_env = "HANDBOOK_READER_SECRET"         # set: a private book (see below)
 
@@ -26,6 +27,7 @@ import time
 import tomllib
 from pathlib import Path
 
+from limits import parse_many
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from backend.retrieval.index import BOOK_ID
@@ -39,8 +41,19 @@ class BookPolicy(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     origins: list[str] = Field(default_factory=list)
+    rate_limit: str | None = None  # questions per reader (session, else address) on this book
     maintainer_token_sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
     reader_secret_env: str | None = None
+
+    @field_validator("rate_limit")
+    @classmethod
+    def a_rate(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                parse_many(value)
+            except ValueError:
+                raise ValueError(f"{value!r} is not a rate limit (e.g. '30/hour')") from None
+        return value
 
     @property
     def private(self) -> bool:

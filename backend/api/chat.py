@@ -1,5 +1,6 @@
 """POST /api/chat/query and POST /api/chat/stream."""
 
+import asyncio
 import json
 import logging
 import time
@@ -7,14 +8,14 @@ import uuid
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 from slowapi import Limiter
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from backend.agent.agent import AnswerEngine, TextDelta
 from backend.api.access import check_reader
-from backend.api.errors import DEPENDENCY_ERRORS, INTERNAL, dependency_error
-from backend.api.limits import budget
+from backend.api.errors import DEPENDENCY_ERRORS, INTERNAL, RATE_LIMITED, dependency_error
+from backend.api.limits import budget, spend_book_budget
 from backend.api.schemas import ChatRequest, ChatResponse, Problem, Source
 from backend.config import Settings
 from backend.grounding.answer import Answer
@@ -74,6 +75,7 @@ class Turn:
     async def start(cls, request: Request, body: ChatRequest) -> "Turn":
         book = body.book or request.app.state.settings.book
         check_reader(request, book)
+        await _spend_book_budget(request, book)
         # Fails fast (503/404) while a plain HTTP error can still be sent, before any stream.
         engine = await request.app.state.library.loaded_engine(body.book)
         history = body.conversation_history
@@ -153,6 +155,16 @@ class Turn:
             log.exception("unhandled error while streaming")
             request_id = getattr(self.request.state, "request_id", "-")
             yield _event("error", {"code": 500, "message": INTERNAL.format(request_id=request_id)})
+
+
+async def _spend_book_budget(request: Request, book: str) -> None:
+    registry = request.app.state.registry
+    policy = registry.books.get(book) if registry else None
+    if policy is None or policy.rate_limit is None:
+        return
+    wait = await asyncio.to_thread(spend_book_budget, request.app.state.limiter, request, book, policy.rate_limit)
+    if wait is not None:
+        raise HTTPException(429, RATE_LIMITED.format(seconds=wait), headers={"Retry-After": str(wait)})
 
 
 async def _just(answer: Answer) -> AsyncIterator[TextDelta | Answer]:

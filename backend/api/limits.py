@@ -9,9 +9,11 @@ event loop; after `redis_timeout` the limits fall back to this instance's memory
 shown by /api/health) and Redis is probed again with backoff.
 """
 
+import time
 from collections.abc import Callable
 
 from fastapi import Request
+from limits import parse_many
 from limits.storage import MemoryStorage
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
@@ -67,6 +69,19 @@ def budget(limiter: Limiter, name: str, per_session: str, per_address: str | Non
             counted(request=request)
 
     return spend
+
+
+def spend_book_budget(limiter: Limiter, request: Request, book: str, rate: str) -> int | None:
+    """Spends one of the reader's questions on `book` under the book's own limit (a registry
+    setting, on top of the server-wide budgets); the seconds until it refills when it is spent,
+    else None. Runs in a worker thread: it may ask Redis."""
+    strategy = limiter.limiter  # Redis, or this instance's memory when Redis is down
+    for item in parse_many(rate):
+        keys = ("book", book, session_key(request))
+        if not strategy.hit(item, *keys):
+            reset, _ = strategy.get_window_stats(item, *keys)
+            return max(1, int(reset - time.time()) + 1)
+    return None
 
 
 def counting_in_memory(limiter: Limiter, settings: Settings) -> bool:

@@ -88,6 +88,20 @@ def test_a_private_book_needs_a_valid_reader_token(server: TestClient, headers: 
         assert stream.status_code == 401
 
 
+def test_a_books_own_rate_limit_counts_its_questions_only(two_books: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KITCHEN_READER_SECRET", SECRET)
+    registry = tmp_path / "books.toml"
+    registry.write_text((two_books / "books.toml").read_text().replace('rate_limit = "30/minute"', 'rate_limit = "2/minute"'))
+    with app_client(copy_data_dir(two_books / "data", tmp_path / "data"), LECTERN_BOOKS=registry) as client:
+        reader = {"X-Session-Id": "reader"}
+        codes = [ask(client, "motors", "How does a servo hold its position?", **reader).status_code for _ in range(3)]
+        assert codes == [200, 200, 429]
+        limited = ask(client, "motors", "What does a stepper motor do?", **reader)
+        assert 0 < int(limited.headers["retry-after"]) <= 60 and "Too many questions" in limited.json()["detail"]
+        assert ask(client, "kitchen", "How is sourdough baked?", **reader, **kitchen_token()).status_code == 200
+        assert ask(client, "motors", "What does a stepper motor do?", **{"X-Session-Id": "other"}).status_code == 200
+
+
 def test_a_book_outside_the_registry_is_not_served(server: TestClient) -> None:
     response = ask(server, "unlisted", "How is sourdough baked?")
     assert response.status_code == 404 and response.json() == {"detail": "This server has no book 'unlisted'."}
@@ -97,6 +111,7 @@ def test_a_book_outside_the_registry_is_not_served(server: TestClient) -> None:
     ("[books.motors\n", "not TOML"),
     ('[books."Bad Id"]\n', "is not a book id"),
     ("[books.motors]\ncolour = 1\n", "books.motors.colour: Extra inputs are not permitted"),
+    ('[books.motors]\nrate_limit = "lots"\n', "'lots' is not a rate limit"),
     ('[books.motors]\nreader_secret_env = "NO_SUCH_SECRET_VARIABLE"\n', "books.motors: the environment variable NO_SUCH_SECRET_VARIABLE (a reader secret) is not set"),
 ])
 def test_a_registry_that_cannot_be_used_stops_the_server_with_the_reason(tmp_path: Path, text: str, message: str) -> None:

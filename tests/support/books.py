@@ -50,6 +50,7 @@ MOTORS_SITE, KITCHEN_SITE = "https://motors.example", "https://kitchen.example"
 REGISTRY = f"""
 [books.motors]
 origins = ["{MOTORS_SITE}"]
+rate_limit = "30/minute"
 maintainer_token_sha256 = "{hashlib.sha256(b"motors-token").hexdigest()}"
 
 [books.kitchen]
