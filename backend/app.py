@@ -67,7 +67,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     library = Library(settings, check=False)  # a server that is down means 503s, not no app
     app.state.library = library
     app.state.registry = Registry.load(settings.books_file) if settings.books_file else None
-    app.state.gap_finders = {}  # per book, for the console (backend/insights.py)
     app.state.limiter = make_limiter(settings)
     errors.install(app)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)  # inside CORS: a 413 is readable

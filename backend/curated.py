@@ -19,7 +19,7 @@ import numpy as np
 from backend.engine import Library
 from backend.grounding.answer import Answer
 from backend.grounding.citations import citation_of
-from backend.insights import TopicLevels
+from backend.insights import TopicLevels, unit_embeddings
 from backend.question import Question
 from backend.retrieval.index import ScoredChunk
 from backend.retrieval.search import BookCorpus
@@ -77,6 +77,7 @@ class CuratedAnswers:
         self._changes: dict[str, int] = {}  # per book: a list loaded before a change is not kept
 
     def levels(self, book: str) -> TopicLevels:
+        """The book's topic levels, measured once per build (the console's gap finder uses them too)."""
         engine = self.library.engine(book)
         return self._levels.setdefault(book, TopicLevels(engine.retriever, self.library.embedder))
 
@@ -94,7 +95,8 @@ class CuratedAnswers:
             if loaded is None:
                 before = self._changes.get(book, 0)
                 active = await self.store.run(lambda db: db.curated_answers(book, state="active"))
-                loaded = (active, await asyncio.to_thread(self._embed, [c.question for c in active]))
+                questions = [c.question for c in active]
+                loaded = (active, await asyncio.to_thread(unit_embeddings, self.library.embedder, questions))
                 if self._changes.get(book, 0) == before:  # else a maintainer changed them meanwhile
                     self._vectors[book] = loaded
         except DatabaseUnavailable:
@@ -116,16 +118,10 @@ class CuratedAnswers:
             return None
         return as_answer(curated, corpus)
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.library.embedder.dimension))
-        matrix = np.asarray(self.library.embedder.embed_documents(texts), dtype=np.float64)
-        return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
-
     def _closest(
         self, book: str, text: str, active: list[CuratedAnswer], vectors: np.ndarray
     ) -> tuple[CuratedAnswer, BookCorpus] | None:
-        similarity = vectors @ self._embed([text])[0]
+        similarity = vectors @ unit_embeddings(self.library.embedder, [text])[0]
         best = int(np.argmax(similarity))
         if similarity[best] < self.levels(book).same_question():
             return None

@@ -12,7 +12,7 @@ from backend.config import Settings
 from backend.retrieval import lexical
 from backend.retrieval.embeddings import make_embedder
 from backend.retrieval.index import BookIndex, BookNotIngested, IndexUnavailable, open_client
-from backend.retrieval.search import RetrievalMode, Retriever
+from backend.retrieval.search import BookCorpus, RetrievalMode, Retriever
 
 log = logging.getLogger("lectern.engine")
 
@@ -58,11 +58,16 @@ class Library:
     async def loaded_engine(self, book: str | None = None) -> AnswerEngine:
         """engine() with the book loaded, off the event loop and, for a Qdrant server, within the
         dependency timeout (IndexUnavailable after it): a server that hangs holds up only its callers."""
+        return (await self._loaded(book))[0]
 
-        def load() -> AnswerEngine:
+    async def loaded_corpus(self, book: str | None = None) -> BookCorpus:
+        """The served build's passages and pages, as loaded_engine loads them."""
+        return (await self._loaded(book))[1]
+
+    async def _loaded(self, book: str | None) -> tuple[AnswerEngine, BookCorpus]:
+        def load() -> tuple[AnswerEngine, BookCorpus]:
             engine = self.engine(book)
-            engine.retriever.corpus  # noqa: B018 (loads the book's passages once)
-            return engine
+            return engine, engine.retriever.corpus  # the corpus asks the store which build is served
 
         if not self.settings.qdrant_url:  # embedded: nothing remote can hang, and a deadline would
             return await asyncio.to_thread(load)  # count time spent queueing for a worker thread

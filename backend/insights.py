@@ -138,7 +138,7 @@ class TopicLevels:
                 titles[chunk.heading] = chunk.source_path
         sample = sorted(titles.items())[:: max(1, len(titles) // SECTION_SAMPLE)][:SECTION_SAMPLE]
         probes = [line.strip() for line in PROBES.read_text(encoding="utf-8").splitlines() if line.strip()]
-        vectors = _unit(self.embedder.embed_documents([title for title, _ in sample] + probes))
+        vectors = unit_embeddings(self.embedder, [title for title, _ in sample] + probes)
         titled, asked = vectors[: len(sample)], vectors[len(sample):]
         similarities = [
             float(titled[i] @ titled[j])
@@ -151,10 +151,10 @@ class TopicLevels:
 class GapFinder:
     """Clusters a book's unanswered and voted-down questions (see the module docstring)."""
 
-    def __init__(self, retriever: Retriever, embedder: Embedder):
-        self.retriever = retriever
-        self.embedder = embedder
-        self.levels = TopicLevels(retriever, embedder)
+    def __init__(self, levels: TopicLevels):
+        self.levels = levels  # the book's, measured once per build (shared with curated answers)
+        self.retriever = levels.retriever
+        self.embedder = levels.embedder
 
     async def gaps(self, book: str, since: datetime, asked: list[dict[str, Any]], limit: int = 20) -> Gaps:
         """Clusters `asked` (Store.gap_questions' rows) off the event loop: it embeds (CPU work)."""
@@ -168,7 +168,7 @@ class GapFinder:
                   "every two questions of a gap")
         if not asked:
             return Gaps(book=book, since=since, method=method, same_topic_similarity=level, gaps=[])
-        vectors = _unit(self.embedder.embed_documents([q.question for q in asked]))
+        vectors = unit_embeddings(self.embedder, [q.question for q in asked])
         if len(asked) == 1:
             labels = np.array([1])
         else:
@@ -197,6 +197,9 @@ class GapFinder:
         return list(near.values())[:lessons]
 
 
-def _unit(vectors: list[list[float]]) -> np.ndarray:
-    matrix = np.asarray(vectors, dtype=np.float64)
+def unit_embeddings(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """One row per text, each of length 1, so a product of two rows is their cosine."""
+    if not texts:
+        return np.zeros((0, embedder.dimension))
+    matrix = np.asarray(embedder.embed_documents(texts), dtype=np.float64)
     return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)

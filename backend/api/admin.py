@@ -34,7 +34,7 @@ from backend.questionnaires import (
     summary,
 )
 from backend.registry import Registry
-from backend.retrieval.search import BookCorpus
+from backend.retrieval.models import Chunk
 from backend.store.models import CuratedAnswer, Questionnaire, QuestionnaireRow
 
 CONSOLE_PAGE = Path(__file__).with_name("console.html")
@@ -110,9 +110,8 @@ async def book_overview(request: Request, book: Book, days: Days = 30) -> Overvi
 @router.get("/books/{book}/gaps")
 async def book_gaps(request: Request, book: Book, days: Days = 30) -> Gaps:
     """Unanswered and voted-down questions grouped by meaning, with the nearest lessons."""
-    engine = await request.app.state.library.loaded_engine(book)
-    finders: dict[str, GapFinder] = request.app.state.gap_finders
-    finder = finders.setdefault(book, GapFinder(engine.retriever, request.app.state.library.embedder))
+    await request.app.state.library.loaded_engine(book)  # 404 for a book that is not ingested
+    finder = GapFinder(request.app.state.curated.levels(book))
     since = _since(days)
     asked = await request.app.state.store.run(lambda db: db.gap_questions(book, since, GAP_QUESTIONS))
     return await finder.gaps(book, since, asked)
@@ -326,36 +325,29 @@ class CuratedInput(BaseModel):
     _no_nul = field_validator("*")(no_nul)
 
 
-def _passage(corpus: BookCorpus, chunk_id: str) -> Passage:
-    chunk = corpus.chunks[corpus.row[chunk_id]]
-    return Passage(chunk_id=chunk_id, module=chunk.module, lesson=chunk.lesson, section=chunk.section,
+def _passage(chunk: Chunk) -> Passage:
+    return Passage(chunk_id=chunk.id, module=chunk.module, lesson=chunk.lesson, section=chunk.section,
                    url=chunk.url, text=chunk.text)
-
-
-async def _corpus(request: Request, book: str) -> BookCorpus:
-    engine = await request.app.state.library.loaded_engine(book)
-    return await asyncio.to_thread(lambda: engine.retriever.corpus)
 
 
 @router.get("/books/{book}/passages")
 async def find_passages(request: Request, book: Book, q: Annotated[str, Query(min_length=1, max_length=2000)]) -> list[Passage]:
     """Passages of the book for a question, best first: what a curated answer may cite."""
     engine = await request.app.state.library.loaded_engine(book)
-    corpus = await _corpus(request, book)
     found = await asyncio.to_thread(engine.retriever.search, q, 8)
-    return [_passage(corpus, hit.chunk.id) for hit in found.hits]
+    return [_passage(hit.chunk) for hit in found.hits]
 
 
 @router.get("/books/{book}/curated")
 async def list_curated(request: Request, book: Book) -> CuratedList:
-    corpus = await _corpus(request, book)
+    corpus = await request.app.state.library.loaded_corpus(book)
     levels = request.app.state.curated.levels(book)
     level = await asyncio.to_thread(levels.same_question)
     answers = await request.app.state.store.run(lambda db: db.curated_answers(book))
     return CuratedList(same_question_similarity=round(level, 3), answers=[
         CuratedView(
             id=c.id, question=c.question, answer=c.answer, state=c.state, updated_at=c.updated_at,
-            citations=[_passage(corpus, p.chunk_id) for p in c.citations if p.chunk_id in corpus.row],
+            citations=[_passage(corpus.chunks[corpus.row[p.chunk_id]]) for p in c.citations if p.chunk_id in corpus.row],
             changed=changed_passages(c, corpus),
         )
         for c in answers
@@ -363,7 +355,7 @@ async def list_curated(request: Request, book: Book) -> CuratedList:
 
 
 async def _save_curated(request: Request, book: str, body: CuratedInput, existing: CuratedAnswer | None) -> CuratedView:
-    corpus = await _corpus(request, book)
+    corpus = await request.app.state.library.loaded_corpus(book)
     try:
         citations = cited_passages(corpus, body.citations)
     except CuratedError as exc:
@@ -375,12 +367,12 @@ async def _save_curated(request: Request, book: str, body: CuratedInput, existin
     request.app.state.curated.changed(book)
     return CuratedView(id=curated.id, question=curated.question, answer=curated.answer, state=curated.state,
                        updated_at=curated.updated_at, changed=[],
-                       citations=[_passage(corpus, p.chunk_id) for p in citations])
+                       citations=[_passage(corpus.chunks[corpus.row[p.chunk_id]]) for p in citations])
 
 
 async def _curated(request: Request, book: str, curated_id: str) -> CuratedAnswer:
-    found = await request.app.state.store.run(lambda db: db.curated_answers(book))
-    curated = next((c for c in found if c.id == curated_id), None)
+    found = await request.app.state.store.run(lambda db: db.curated_answers(book, curated_id=curated_id))
+    curated = next(iter(found), None)
     if curated is None:
         raise HTTPException(404, f"no curated answer {curated_id!r} for book {book!r}")
     return curated

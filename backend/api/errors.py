@@ -2,7 +2,6 @@
 
 import asyncio
 import logging
-import time
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -12,6 +11,7 @@ from slowapi.errors import RateLimitExceeded
 from starlette.exceptions import HTTPException
 
 from backend.agent.agent import ModelUnavailable
+from backend.api.limits import seconds_to_refill
 from backend.retrieval.embeddings import EmbeddingError
 from backend.retrieval.index import BookNotIngested, IndexUnavailable
 from backend.store.resilient import DatabaseUnavailable
@@ -98,9 +98,7 @@ def install(app: FastAPI) -> None:
 
 def retry_after_seconds(request: Request, exc: RateLimitExceeded) -> int:
     """Seconds until the exceeded window resets, from the limiter's own storage."""
-    limiter = request.app.state.limiter
     current = getattr(request.state, "view_rate_limit", None)
     if current is not None:
-        reset, _ = limiter.limiter.get_window_stats(current[0], *current[1])
-        return max(1, int(reset - time.time()) + 1)
+        return seconds_to_refill(request.app.state.limiter, current[0], current[1])
     return exc.limit.limit.get_expiry()

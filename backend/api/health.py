@@ -26,8 +26,7 @@ async def health(request: Request) -> JSONResponse:
     async def vector_store() -> None:
         if not settings.qdrant_url and (problem := await asyncio.to_thread(local_index_problem, settings.qdrant_path)):
             raise RuntimeError(problem)
-        engine = await state.library.loaded_engine()
-        await asyncio.to_thread(engine.retriever.index.current_collection)
+        await state.library.loaded_corpus()  # asks the store which build it serves
 
     async def rate_limits() -> None:
         if counting_in_memory(state.limiter, settings):

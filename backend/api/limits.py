@@ -10,10 +10,10 @@ shown by /api/health) and Redis is probed again with backoff.
 """
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from fastapi import Request
-from limits import parse_many
+from limits import RateLimitItem, parse_many
 from limits.storage import MemoryStorage
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
@@ -79,9 +79,14 @@ def spend_book_budget(limiter: Limiter, request: Request, book: str, rate: str) 
     for item in parse_many(rate):
         keys = ("book", book, session_key(request))
         if not strategy.hit(item, *keys):
-            reset, _ = strategy.get_window_stats(item, *keys)
-            return max(1, int(reset - time.time()) + 1)
+            return seconds_to_refill(limiter, item, keys)
     return None
+
+
+def seconds_to_refill(limiter: Limiter, item: RateLimitItem, keys: Sequence[str]) -> int:
+    """Whole seconds until the window of `item` for `keys` resets (at least 1), from the store."""
+    reset, _ = limiter.limiter.get_window_stats(item, *keys)
+    return max(1, int(reset - time.time()) + 1)
 
 
 def counting_in_memory(limiter: Limiter, settings: Settings) -> bool:

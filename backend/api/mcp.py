@@ -26,7 +26,6 @@ from backend.engine import Library
 from backend.question import Question, readable
 from backend.registry import Registry
 from backend.retrieval.index import BookNotIngested
-from backend.retrieval.search import BookCorpus
 
 
 class Cited(BaseModel):
@@ -72,12 +71,13 @@ def book_server(library: Library, settings: Settings, registry: Registry | None 
     async def search_book(ctx: Context, query: str, limit: int = 8, book: str | None = None) -> list[SearchResult]:
         """Passages of the book for `query`, best first, with module, lesson, section, url and
         the passage's sentence nearest the query (highlights are character ranges in it)."""
-        if not readable(query):
+        text = readable(query)
+        if not text:
             raise ToolError("query must have some text")
         if not 1 <= limit <= 20:
             raise ToolError("limit must be between 1 and 20")
         async with _book_errors():
-            return await find_passages(library, book_of(book, ctx), readable(query), limit)
+            return await find_passages(library, book_of(book, ctx), text, limit)
 
     @server.tool()
     async def answer_question(
@@ -100,7 +100,7 @@ def book_server(library: Library, settings: Settings, registry: Registry | None 
         """A page of the book by its URL (as search_book and answer_question give them, with or
         without the #section) or its source path: title, section outline and text."""
         async with _book_errors():
-            corpus = await _corpus(library, book_of(book, ctx))
+            corpus = await library.loaded_corpus(book_of(book, ctx))
         wanted = page.split("#", 1)[0]
         found = next((p for p in corpus.pages if wanted in (p.url.split("#", 1)[0], p.source_path)), None)
         if found is None:
@@ -114,7 +114,7 @@ def book_server(library: Library, settings: Settings, registry: Registry | None 
     async def outline(book: str, ctx: Context) -> str:
         """The book's modules and pages, in order, with their links."""
         async with _book_errors():
-            corpus = await _corpus(library, book_of(book, ctx))
+            corpus = await library.loaded_corpus(book_of(book, ctx))
         lines: list[str] = []
         for page in corpus.pages:
             if not lines or lines[-1] != f"## {page.module}":
@@ -134,9 +134,6 @@ async def _book_errors() -> AsyncIterator[None]:
         raise ToolError(dependency_error(exc)[1] if not isinstance(exc, BookNotIngested) else str(exc)) from exc
 
 
-async def _corpus(library: Library, book: str) -> BookCorpus:
-    engine = await library.loaded_engine(book)
-    return await asyncio.to_thread(lambda: engine.retriever.corpus)
 
 
 class McpEndpoint:

@@ -4,7 +4,6 @@ Ingest the book with `--base-url http://HOST:PORT/demo` and every citation link 
 cited lesson and section right here, so Lectern can be tried without a docs site.
 """
 
-import asyncio
 import html
 from pathlib import Path
 
@@ -51,8 +50,7 @@ async def demo_page(request: Request, path: str) -> HTMLResponse:
 
 async def _corpus(request: Request) -> BookCorpus:
     check_reader(request, request.app.state.settings.book)
-    engine = await request.app.state.library.loaded_engine()
-    return await asyncio.to_thread(lambda: engine.retriever.corpus)
+    return await request.app.state.library.loaded_corpus()
 
 
 def _demo_path(page: Page) -> str:

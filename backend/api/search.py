@@ -31,9 +31,10 @@ class SearchRequest(BaseModel):
     @field_validator("query")
     @classmethod
     def has_words(cls, value: str) -> str:
-        if not readable(value):
+        text = readable(value)
+        if not text:
             raise ValueError("query has no text once its markup and invisible characters are removed")
-        return readable(value)
+        return text
 
 
 class SearchResult(BaseModel):

@@ -275,15 +275,16 @@ class Store(ABC):
              [(questionnaire.id, row.position, json.dumps(row.cells), row.question) for row in rows]),
         ])
 
-    async def questionnaires(self, book: str) -> list[Questionnaire]:
+    async def questionnaires(self, book: str, questionnaire_id: str | None = None) -> list[Questionnaire]:
+        where = "AND id = ? " if questionnaire_id else ""
         rows = await self.fetch(
             "SELECT id, book, name, header, question_column, created_at FROM questionnaires "
-            "WHERE book = ? ORDER BY created_at DESC", book,
+            f"WHERE book = ? {where}ORDER BY created_at DESC", book, *([questionnaire_id] if questionnaire_id else []),
         )
         return [Questionnaire.model_validate(row | {"header": json.loads(row["header"])}) for row in rows]
 
     async def questionnaire(self, book: str, questionnaire_id: str) -> Questionnaire | None:
-        return next((q for q in await self.questionnaires(book) if q.id == questionnaire_id), None)
+        return next(iter(await self.questionnaires(book, questionnaire_id)), None)
 
     async def questionnaire_rows(self, questionnaire_id: str) -> list[QuestionnaireRow]:
         rows = await self.fetch(
@@ -321,11 +322,14 @@ class Store(ABC):
     async def delete_questionnaire(self, questionnaire_id: str) -> None:
         await self.execute("DELETE FROM questionnaires WHERE id = ?", questionnaire_id)  # rows cascade
 
-    async def curated_answers(self, book: str, state: str | None = None) -> list[CuratedAnswer]:
-        where = "AND state = ? " if state else ""
+    async def curated_answers(
+        self, book: str, state: str | None = None, curated_id: str | None = None
+    ) -> list[CuratedAnswer]:
+        filters = {"state": state, "id": curated_id}
+        where = "".join(f"AND {column} = ? " for column, value in filters.items() if value)
         rows = await self.fetch(
             "SELECT id, book, question, answer, citations, state, created_at, updated_at FROM curated_answers "
-            f"WHERE book = ? {where}ORDER BY updated_at DESC", book, *([state] if state else []),
+            f"WHERE book = ? {where}ORDER BY updated_at DESC", book, *(value for value in filters.values() if value),
         )
         return [CuratedAnswer.model_validate(row | {"citations": json.loads(row["citations"])}) for row in rows]
 
