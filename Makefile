@@ -18,10 +18,11 @@ $(BIN)/lectern: pyproject.toml
 
 setup: $(BIN)/lectern
 
-widget/dist/widget.js: $(wildcard widget/src/*.ts) widget/package.json
+# The build makes widget.js (committed) and the PDF viewer (pdf.js, not committed).
+widget/dist/viewer/viewer.js: $(wildcard widget/src/*.ts) widget/package.json
 	cd widget && npm ci --no-audit --no-fund && npm run build
 
-widget: widget/dist/widget.js
+widget: widget/dist/viewer/viewer.js
 
 docs_site_plugin/example/node_modules: docs_site_plugin/example/package-lock.json docs_site_plugin/*.js
 	cd docs_site_plugin/example && rm -rf node_modules/docusaurus-plugin-lectern node_modules/.cache && npm ci --no-audit --no-fund

@@ -10,7 +10,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 from starlette.routing import Route
 
-from backend.api import admin, errors, health, logs, pages
+from backend.api import admin, errors, files, health, logs, pages
 from backend.api.chat import chat_router
 from backend.api.edge import BodyLimit, ForwardedFor, SecurityHeaders
 from backend.api.feedback import feedback_router
@@ -88,6 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(admin.page_router)
     app.include_router(health.router)
     app.include_router(pages.router)
+    app.include_router(files.router)
     book_tools = book_server(library, settings, app.state.registry)
     calls = budget(app.state.limiter, "mcp_calls", settings.rate_limit_search, settings.rate_limit_per_address)
     # host: the service answers on whatever name its proxy gives it; the MCP SDK's rebinding

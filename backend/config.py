@@ -72,6 +72,10 @@ class Settings(BaseSettings):
     def qdrant_path(self) -> Path:
         return self.data_dir / "qdrant"
 
+    def files_dir(self, book: str) -> Path:
+        """Where a book's files served as they are (its PDFs) live."""
+        return self.data_dir / "files" / book
+
 
 @lru_cache
 def get_settings() -> Settings:

@@ -22,6 +22,12 @@ CITING_KINDS = ("answerable", "selection", "followup", "cross_lesson")
 class Gold(BaseModel):
     file: str
     heading: str = ""
+    page: int | None = None  # of a PDF: the page that holds the supporting passage
+
+
+def hits(gold: Gold, cited: "CitedSource") -> bool:
+    """A citation hits when it is of the gold file and, for a gold page, on that page."""
+    return cited.file == gold.file and (gold.page is None or cited.page == gold.page)
 
 
 class EvalQuestion(BaseModel):
@@ -40,6 +46,12 @@ class CitedSource(BaseModel):
     url: str
     module: str
     lesson: str
+    page: int | None = None
+
+    @property
+    def file(self) -> str:
+        """The file the passage is in (a PDF's chapters are pages `file.pdf#001`, …)."""
+        return self.source_path.split("#", 1)[0]
 
 
 class EvalResult(BaseModel):
@@ -96,14 +108,14 @@ def score(questions: list[EvalQuestion], results: list[EvalResult]) -> dict[str,
     latencies: dict[str, list[float]] = {}
     for q in questions:
         r = by_id[q.id]
-        gold_files = {g.file for g in q.gold}
-        cited = [c.source_path for c in r.citations]
+        cited = r.citations
+        hit = [any(hits(g, c) for g in q.gold) for c in cited]
         for group in (q.kind, "all"):
             metrics = rows.setdefault(group, {})
             latencies.setdefault(group, []).append(r.latency_ms)
             if q.kind in CITING_KINDS:
-                metrics.setdefault("first_citation_hit", []).append(bool(cited) and cited[0] in gold_files)
-                metrics.setdefault("any_citation_hit", []).append(any(c in gold_files for c in cited))
+                metrics.setdefault("first_citation_hit", []).append(bool(hit) and hit[0])
+                metrics.setdefault("any_citation_hit", []).append(any(hit))
                 metrics.setdefault("false_abstention", []).append(r.status == "not_found")
             if q.answer_phrases:
                 text = r.answer.lower()
@@ -111,7 +123,9 @@ def score(questions: list[EvalQuestion], results: list[EvalResult]) -> dict[str,
             if q.kind == "unanswerable":
                 metrics.setdefault("abstention", []).append(r.status == "not_found" and not cited)
             if q.kind == "cross_lesson":
-                metrics.setdefault("cross_lesson_coverage", []).append(gold_files <= set(cited))
+                metrics.setdefault("cross_lesson_coverage", []).append(
+                    all(any(hits(g, c) for c in cited) for g in q.gold)
+                )
     report: dict[str, dict[str, float | None]] = {}
     for group, metrics in rows.items():
         report[group] = {name: _rate(values) for name, values in metrics.items()}

@@ -33,8 +33,9 @@ INGEST_TIMEOUT_S = 120.0  # writing a batch of 256 points to a distant Qdrant Cl
 
 def ingest_command(
     path: Annotated[Path, typer.Argument(
-        help="The docs folder (Docusaurus docs/, an MkDocs or mdBook project, plain markdown) "
-        "or a built site's output folder (HTML).")],
+        help="The docs folder (Docusaurus docs/, an MkDocs or mdBook project, plain markdown), "
+        "a built site's output folder (HTML), or PDFs (a PDF, or a folder of them; PDFs in a "
+        "docs folder are read too).")],
     book: Annotated[str, typer.Option(help="Book id: lower-case letters, digits, - or _.")],
     base_url: Annotated[str, typer.Option(help="Site origin for citation links.")] = "",
     data_dir: Annotated[
@@ -70,6 +71,7 @@ def ingest_command(
                 report = ingest(
                     plan, BookIndex(client, book), make_embedder(settings),
                     on_progress=lambda done, total: progress.update(task, completed=done, total=total),
+                    files_dir=settings.files_dir(book),
                 )
         finally:
             client.close()
@@ -108,5 +110,7 @@ def print_summary(out: Console, report: IngestReport) -> None:
         )
     if report.dropped_questions:
         out.print(f"  dropped {report.dropped_questions} quiz questions without an answer")
+    for problem in report.problems:
+        out.print(f"  [yellow]warning:[/] {problem}", highlight=False)
     if report.skipped_files:
         out.print(f"  skipped {len(report.skipped_files)} files (draft, unlisted, empty or not content): {', '.join(report.skipped_files)}")

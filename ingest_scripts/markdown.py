@@ -71,6 +71,7 @@ class Block:
     text: str
     level: int = 0  # heading level
     anchor: str = ""  # a heading's anchor, once known
+    page: int = 0  # a PDF's page number (1-based); 0 for pages of a site
 
 
 @dataclass
@@ -164,6 +165,18 @@ def page_kind(source_path: str, tags: list[str]) -> PageKind:
         return "quiz"
     if is_index_page(source_path):
         return "index"
+    return "lesson"
+
+
+def titled_kind(title: str) -> PageKind:
+    """A chapter's kind from its title, as a file's from its name (a PDF's chapters have no file
+    of their own): "Module 1 Quiz: …" is a quiz, "Summary - Lesson 2" or "Lesson 2 Recap" a
+    summary."""
+    words = re.findall(r"[a-z]+", title.lower())
+    if "quiz" in words or "quizzes" in words:
+        return "quiz"
+    if words and ({words[0], words[-1]} & {"summary", "recap"}):
+        return "summary"
     return "lesson"
 
 
@@ -285,14 +298,16 @@ def group_sections(blocks: list[Block]) -> list[Section]:
         heading = block.text
         if block.level == 1:
             sections.append(Section(path=[], heading="", anchor=""))
-            sections[-1].blocks.append(Block("heading", block.start, block.end, f"# {heading}"))
+            sections[-1].blocks.append(
+                Block("heading", block.start, block.end, f"# {heading}", page=block.page)
+            )
             continue
         while stack and stack[-1][0] >= block.level:
             stack.pop()
         stack.append((block.level, heading))
         section = Section([h for _, h in stack], heading, block.anchor)
         section.blocks.append(
-            Block("heading", block.start, block.end, f"{'#' * block.level} {heading}", block.level)
+            Block("heading", block.start, block.end, f"{'#' * block.level} {heading}", block.level, page=block.page)
         )
         sections.append(section)
     return [s for s in sections if any(b.kind != "heading" for b in s.blocks)]
@@ -319,7 +334,7 @@ def _part_of(block: Block, start: int, end: int) -> Block:
     """Characters start:end of a block's text; offsets in the source as the text maps there
     (exact for plain paragraphs, the block's own end for its last part)."""
     source_end = block.end if end == len(block.text) else block.start + end
-    return Block(block.kind, block.start + start, source_end, block.text[start:end])
+    return Block(block.kind, block.start + start, source_end, block.text[start:end], page=block.page)
 
 
 def _pack(section: Section) -> list[list[Block]]:
@@ -382,7 +397,7 @@ def chunk_page(
     kind = page_kind(source_path, tags)
     body = source[body_start:]
     heading = first_heading(body, None if title_from_any_heading else 1)
-    title = str(front_matter.get("title") or heading or _humanize(source_path))
+    title = str(front_matter.get("title") or heading or humanize(source_path))
     page = Page(
         book=book,
         lesson_id=lesson_id,
@@ -414,6 +429,7 @@ def chunks_of(sections: list[Section], page: Page) -> list[Chunk]:
             overlap = _overlap(previous) if previous else ""
             if overlap:
                 text = f"{overlap}\n\n{text}"
+            page_starts = _page_starts(part, len(overlap) + 2 if overlap else 0, previous)
             previous = part
             chunks.append(
                 Chunk(
@@ -433,9 +449,23 @@ def chunks_of(sections: list[Section], page: Page) -> list[Chunk]:
                     overlap_chars=len(overlap) + 2 if overlap else 0,
                     start=part[0].start,
                     end=part[-1].end,
+                    page_starts=page_starts,
                 )
             )
     return chunks
+
+
+def _page_starts(part: list[Block], offset: int, previous: list[Block] | None) -> list[tuple[int, int]]:
+    """Where each PDF page's text begins in a passage whose own text starts at `offset` (after
+    the sentence it repeats from `previous`)."""
+    starts: list[tuple[int, int]] = []
+    if offset and previous and previous[-1].page:
+        starts.append((0, previous[-1].page))
+    for block in part:
+        if block.page and (not starts or starts[-1][1] != block.page):
+            starts.append((offset, block.page))
+        offset += len(block.text) + 2
+    return starts
 
 
 def _string_list(value: object, key: str | None = None) -> list[str]:
@@ -453,6 +483,7 @@ def _string_list(value: object, key: str | None = None) -> list[str]:
     return items
 
 
-def _humanize(source_path: str) -> str:
+def humanize(source_path: str) -> str:
+    """A title from a file or folder name: `02-getting_started.md` → "Getting started"."""
     stem = PurePosixPath(source_path).name.split(".")[0]
     return strip_number_prefix(stem).replace("-", " ").replace("_", " ").strip().capitalize()

@@ -1,11 +1,15 @@
 """One ingest run: read the docs tree, chunk it, embed only what changed, publish atomically."""
 
+import filecmp
 import json
+import os
+import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 from pydantic import BaseModel
 
@@ -26,12 +30,14 @@ from ingest_scripts.html_site import (
 from ingest_scripts.layouts import (
     SUFFIXES,
     BuiltSite,
+    Layout,
     LayoutName,
     detect_layout,
     published_files,
 )
 from ingest_scripts.manifest import Manifest
-from ingest_scripts.markdown import chunk_page, first_heading, split_front_matter
+from ingest_scripts.markdown import chunk_page, first_heading, humanize, split_front_matter
+from ingest_scripts.pdf import PdfError, chunk_pdf, read_pdf
 from ingest_scripts.permalinks import is_index_page, page_url
 
 EMBED_BATCH = 64
@@ -51,6 +57,7 @@ class IngestReport(BaseModel):
     removed: int
     dropped_questions: int
     skipped_files: list[str]
+    problems: list[str] = []  # files that could not be read, pages with no text to read
     unchanged: bool
     rebuild_reason: str | None
     collection: str | None
@@ -65,6 +72,8 @@ class BookPlan:
     dropped_questions: int
     skipped_files: list[str]
     layout: str = "docusaurus"
+    files: dict[str, Path] = field(default_factory=dict)  # originals served as they are (PDFs)
+    problems: list[str] = field(default_factory=list)
 
 
 ProgressCallback = Callable[[int, int], None]
@@ -112,10 +121,19 @@ def plan_book(
     layout_name: LayoutName | None = None,
 ) -> BookPlan:
     """The pages and chunks of the book in `root`, published as its generator (`layout_name`,
-    or the one detected) publishes them."""
+    or the one detected) publishes them, and of the PDFs in it (or of `root`, a PDF)."""
+    if root.is_file() and root.suffix.lower() == ".pdf":
+        return add_pdfs(BookPlan([], [], 0, [], "pdf"), root.parent, [root], book)
+    pdfs = pdf_files(root)
+    if pdfs and not any(published_files(root, SUFFIXES["markdown"] + SUFFIXES["HTML"])):
+        return add_pdfs(BookPlan([], [], 0, [], "pdf"), root, pdfs, book)
     layout = detect_layout(root, layout_name)
     if isinstance(layout, BuiltSite):
-        return plan_site(root, book, base_url, layout)
+        return add_pdfs(plan_site(root, book, base_url, layout), root, pdfs, book)
+    return add_pdfs(plan_markdown(root, book, base_url, manifest, layout), root, pdfs, book)
+
+
+def plan_markdown(root: Path, book: str, base_url: str, manifest: Manifest | None, layout: Layout) -> BookPlan:
     files, left_out = layout.pages(discover(root))
     titles = folder_titles(root, files)
     pages: list[Page] = []
@@ -157,6 +175,39 @@ def plan_book(
         chunks.extend(parsed.chunks)
         dropped += parsed.dropped_questions
     return BookPlan(pages, chunks, dropped, skipped, layout.name)
+
+
+def pdf_files(root: Path) -> list[Path]:
+    if not root.is_dir():
+        return []
+    return sorted(path for path in published_files(root, (".pdf", ".PDF")))
+
+
+def add_pdfs(plan: BookPlan, root: Path, pdfs: list[Path], book: str) -> BookPlan:
+    """The PDFs' pages added to the plan. Their citations open the file in Lectern's viewer
+    (`/books/{book}/files/{path}`); a file that cannot be read is reported and left out."""
+    for path in pdfs:
+        rel = path.relative_to(root).as_posix()
+        try:
+            pdf = read_pdf(path, rel)
+        except PdfError as exc:
+            plan.problems.append(str(exc))
+            continue
+        plan.problems.extend(
+            f"{rel}: page {page} has no text layer (a scanned image?), so it is not indexed; OCR it first"
+            for page in pdf.scanned_pages
+        )
+        folder = Path(rel).parent
+        module = "" if folder == Path(".") else humanize(folder.name)
+        parsed = chunk_pdf(pdf, rel, book=book, module=module, url=f"/books/{book}/files/{quote(rel)}")
+        if not parsed:
+            plan.skipped_files.append(rel)
+            continue
+        plan.files[rel] = path
+        for page in parsed:
+            plan.pages.append(page.page)
+            plan.chunks.extend(page.chunks)
+    return plan
 
 
 def plan_site(root: Path, book: str, base_url: str, layout: BuiltSite) -> BookPlan:
@@ -214,14 +265,19 @@ def ingest(
     index: BookIndex,
     embedder: Embedder,
     on_progress: ProgressCallback | None = None,
+    files_dir: Path | None = None,
 ) -> IngestReport:
     """Publishes `plan` (from plan_book) as the book's new index, re-using the vectors of
-    unchanged chunks; does nothing at all when nothing changed."""
+    unchanged chunks, and copies the files it serves (PDFs) into `files_dir`; does nothing at
+    all when nothing changed."""
     started = time.perf_counter()
     book = index.book
     if not plan.chunks:
         skipped = f" ({len(plan.skipped_files)} files skipped: draft, unlisted or empty)" if plan.skipped_files else ""
-        raise IngestError(f"no page has any text to index{skipped}; the served index is unchanged")
+        problems = "".join(f"\n  {problem}" for problem in plan.problems)
+        raise IngestError(f"no page has any text to index{skipped}; the served index is unchanged{problems}")
+    if plan.files and files_dir is None:
+        raise IngestError("this book has PDFs: give ingest a folder to serve them from")
     pages = {page.source_path: page for page in plan.pages}
 
     previous = index.metadata()
@@ -251,12 +307,15 @@ def ingest(
         removed=0,
         dropped_questions=plan.dropped_questions,
         skipped_files=plan.skipped_files,
+        problems=plan.problems,
         unchanged=unchanged,
         rebuild_reason=rebuild_reason,
         collection=index.current_collection(),
         seconds=0.0,
     )
     if unchanged:
+        if files_dir:
+            publish_files(plan.files, files_dir)
         report.calibration = _calibrated(index, embedder)
         report.seconds = round(time.perf_counter() - started, 3)
         return report
@@ -299,12 +358,31 @@ def ingest(
         },
         dimension=dimension,
     )
+    if files_dir:
+        publish_files(plan.files, files_dir)
     report.embedded = len(to_embed)
     report.reused = len(reusable)
     report.removed = len(set(stored) - set(wanted))
     report.calibration = _calibrated(index, embedder)
     report.seconds = round(time.perf_counter() - started, 3)
     return report
+
+
+def publish_files(files: dict[str, Path], folder: Path) -> None:
+    """Makes `folder` hold exactly `files` (path in the book → original), each file replaced
+    whole so that a reader never downloads half of one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for rel, source in files.items():
+        target = folder / rel
+        if target.is_file() and filecmp.cmp(source, target, shallow=False):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f".{target.name}.part")
+        shutil.copyfile(source, partial)
+        os.replace(partial, target)
+    for stale in [path for path in folder.rglob("*") if path.is_file()]:
+        if stale.relative_to(folder).as_posix() not in files:
+            stale.unlink()
 
 
 def _calibrated(index: BookIndex, embedder: Embedder) -> Calibration:

@@ -46,7 +46,10 @@ class BookWatcher:
     def reingest(self) -> IngestReport | None:
         try:
             plan = plan_book(self.root, self.book, self.base_url, None, self.layout)
-            report = ingest(plan, BookIndex(self.library.client, self.book), self.library.embedder)
+            report = ingest(
+                plan, BookIndex(self.library.client, self.book), self.library.embedder,
+                files_dir=self.library.settings.files_dir(self.book),
+            )
         except (IngestError, FrontMatterError, LayoutError, ValueError) as exc:
             log.error("re-ingest failed; the last good build keeps serving: %s", exc)
             return None

@@ -16,7 +16,7 @@ from backend.agent.agent import AnswerEngine, TextDelta
 from backend.api.access import check_reader
 from backend.api.errors import DEPENDENCY_ERRORS, INTERNAL, RATE_LIMITED, dependency_error
 from backend.api.limits import budget, spend_book_budget
-from backend.api.schemas import ChatRequest, ChatResponse, Problem, Source
+from backend.api.schemas import ChatRequest, ChatResponse, Problem, Source, public_links, public_url
 from backend.config import Settings
 from backend.grounding.answer import Answer
 from backend.metrics import ANSWER_LATENCY, ANSWERS
@@ -95,7 +95,11 @@ class Turn:
         latency = time.perf_counter() - self.started
         ANSWER_LATENCY.observe(latency)
         ANSWERS.labels(answer.status).inc()
-        sources = [Source.model_validate(c.model_dump()) for c in answer.citations]
+        origin = str(self.request.base_url).rstrip("/")
+        sources = [
+            Source.model_validate(c.model_dump() | {"url": public_url(c.url, origin)}) for c in answer.citations
+        ]
+        text = public_links(answer.text, origin)
         now = datetime.now(UTC)
         await self.request.app.state.store.record_interaction(
             Interaction(
@@ -105,7 +109,7 @@ class Turn:
                 book=self.engine.retriever.index.book,
                 question=self.question.text,
                 selected_text=self.question.selected_text,
-                answer=answer.text,
+                answer=text,
                 sources=[s.model_dump() for s in sources],
                 status=answer.status,
                 confidence=answer.confidence,
@@ -120,7 +124,7 @@ class Turn:
             | ({"question": self.question.text} if self.request.app.state.settings.log_user_text else {}),
         )
         return ChatResponse(
-            response=answer.text,
+            response=text,
             sources=sources,
             status=answer.status,
             confidence=answer.confidence,

@@ -33,8 +33,9 @@ class Cited(BaseModel):
     module: str
     lesson: str
     section: str
-    url: str
+    url: str  # a PDF's: the server's viewer, `/books/{book}/files/{file}?page=N&highlight=…`
     excerpt: str
+    page: int | None = None  # of a PDF: the page the excerpt is on
 
 
 class BookAnswer(BaseModel):
@@ -91,7 +92,8 @@ def book_server(library: Library, settings: Settings, registry: Registry | None 
             engine = await library.loaded_engine(book_of(book, ctx))
             answer = await engine.answer(Question(text=question, selected_text=selected_text))
         return BookAnswer(answer=answer.text, status=answer.status, confidence=answer.confidence, citations=[
-            Cited(number=c.number, module=c.module, lesson=c.lesson, section=c.section, url=c.url, excerpt=c.excerpt)
+            Cited(number=c.number, module=c.module, lesson=c.lesson, section=c.section, url=c.url,
+                  excerpt=c.excerpt, page=c.page)
             for c in answer.citations
         ])
 

@@ -1,5 +1,6 @@
 """Request and response bodies of the HTTP API (the contract in docs/architecture.md)."""
 
+import re
 from datetime import datetime
 from typing import Literal
 
@@ -45,6 +46,20 @@ class ChatRequest(BaseModel):
         return value.strip()
 
 
+SERVED_HERE = "/books/"  # what this server serves itself: a PDF's viewer and file
+_SERVED_LINK = re.compile(r"\]\((/books/[^)\s]*)\)")
+
+
+def public_url(url: str, origin: str) -> str:
+    """A link to something this server serves, made absolute: the widget shows it on another
+    site. `origin` is the server's base URL as the reader reached it."""
+    return origin + url if url.startswith(SERVED_HERE) else url
+
+
+def public_links(markdown: str, origin: str) -> str:
+    return _SERVED_LINK.sub(lambda link: f"]({origin}{link.group(1)})", markdown)
+
+
 class Source(BaseModel):
     module: str
     lesson: str
@@ -52,6 +67,7 @@ class Source(BaseModel):
     url: str
     excerpt: str
     score: float
+    page: int | None = Field(None, description="Of a PDF: the page the excerpt is on (1-based)")
 
 
 class ChatResponse(BaseModel):

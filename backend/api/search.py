@@ -9,10 +9,10 @@ from slowapi import Limiter
 
 from backend.api.access import check_reader
 from backend.api.limits import budget
-from backend.api.schemas import Problem, no_nul
+from backend.api.schemas import Problem, no_nul, public_url
 from backend.config import Settings
 from backend.engine import Library
-from backend.grounding.citations import excerpt
+from backend.grounding.citations import excerpt, located
 from backend.question import readable
 from backend.retrieval import lexical
 
@@ -42,6 +42,7 @@ class SearchResult(BaseModel):
     lesson: str
     section: str
     url: str
+    page: int | None = Field(None, description="Of a PDF: the page the excerpt is on (1-based)")
     excerpt: str = Field(description="The passage's sentence nearest the query, as the page shows it")
     highlights: list[tuple[int, int]] = Field(description="[start, end) of the query's words in the excerpt")
     score: float
@@ -64,6 +65,9 @@ def search_router(limiter: Limiter, settings: Settings) -> APIRouter:
         """Ranked passages of the book with the sections they are in and links to them."""
         check_reader(request, body.book or settings.book)
         results = await find_passages(request.app.state.library, body.book, body.query, body.limit)
+        origin = str(request.base_url).rstrip("/")
+        for result in results:
+            result.url = public_url(result.url, origin)
         return SearchResponse(query=body.query, results=results)
 
     return router
@@ -78,8 +82,9 @@ async def find_passages(library: Library, book: str | None, query: str, limit: i
     for hit in found.hits:
         chunk = hit.chunk
         shown = excerpt(chunk.id, chunk.text, query)
+        url, page = located(chunk, shown)
         results.append(SearchResult(
-            module=chunk.module, lesson=chunk.lesson, section=chunk.section, url=chunk.url,
+            module=chunk.module, lesson=chunk.lesson, section=chunk.section, url=url, page=page,
             excerpt=shown, highlights=highlights(shown, asked), score=round(hit.score, 4),
         ))
     return results

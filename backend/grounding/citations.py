@@ -7,11 +7,13 @@ The same class serves streamed and whole answers, so both number citations ident
 """
 
 import re
+from urllib.parse import urlencode
 
 from pydantic import BaseModel
 
 from backend.retrieval import lexical
 from backend.retrieval.index import ScoredChunk
+from backend.retrieval.models import Chunk
 from backend.retrieval.sentences import Sentence, split_sentences
 
 EXCERPT_CHARS = 240
@@ -30,6 +32,7 @@ class Citation(BaseModel):
     source_path: str
     excerpt: str
     score: float
+    page: int | None = None  # of a PDF: the page the excerpt is on (1-based)
 
 
 class CitationStream:
@@ -85,17 +88,30 @@ class CitationStream:
 
 def citation_of(number: int, hit: ScoredChunk, quote: str) -> Citation:
     chunk = hit.chunk
+    shown = excerpt(chunk.id, chunk.text, quote)
+    url, page = located(chunk, shown)
     return Citation(
         number=number,
         module=chunk.module,
         lesson=chunk.lesson,
         section=chunk.section,
         heading=chunk.heading,
-        url=chunk.url,
+        url=url,
         source_path=chunk.source_path,
-        excerpt=excerpt(chunk.id, chunk.text, quote),
+        excerpt=shown,
         score=round(hit.score, 4),
+        page=page,
     )
+
+
+def located(chunk: Chunk, shown: str) -> tuple[str, int | None]:
+    """The link to the excerpt `shown` of a passage, and its page for a PDF: the viewer opens
+    the page the excerpt is on and highlights it."""
+    if not chunk.page_starts:
+        return chunk.url, None
+    quoted = shown.removesuffix("…")
+    page = chunk.page_at(max(chunk.text.find(quoted[:80]), chunk.overlap_chars)) or 1
+    return f"{chunk.url}?{urlencode({'page': page, 'highlight': quoted})}", page
 
 
 def excerpt(chunk_id: str, text: str, quote: str) -> str:

@@ -42,8 +42,20 @@ class Chunk(BaseModel):
     position: int  # order of the chunk within its page
     text: str
     overlap_chars: int = 0  # text starts with this much of the previous part (for context)
-    start: int  # character offsets of the passage in the source file (HTML: in its text)
+    start: int  # character offsets of the passage in the source file (HTML, PDF: in its text)
     end: int
+    # A PDF's passage: (offset in `text`, page number) where the text of each of its pages begins.
+    page_starts: list[tuple[int, int]] = Field(default_factory=list)
+
+    def page_at(self, offset: int) -> int | None:
+        """The PDF page that character `offset` of the text is on; None for a site's page."""
+        pages = [page for start, page in self.page_starts if start <= offset]
+        return pages[-1] if pages else (self.page_starts[0][1] if self.page_starts else None)
+
+    @property
+    def first_page(self) -> int | None:
+        """The PDF page the passage itself (not the sentence it repeats) starts on."""
+        return self.page_at(self.overlap_chars)
 
     @property
     def header(self) -> str:
@@ -58,7 +70,8 @@ class Chunk(BaseModel):
     @property
     def content_hash(self) -> str:
         """Changes whenever anything that is embedded or shown for this chunk changes."""
-        payload = self.model_dump_json(exclude={"start", "end"})
+        # An empty `page_starts` is left out so that a site's hashes are those of earlier builds.
+        payload = self.model_dump_json(exclude={"start", "end"} | ({"page_starts"} if not self.page_starts else set()))
         return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
     @property

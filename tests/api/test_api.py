@@ -33,7 +33,7 @@ def test_query_contract_on_the_real_book(real_book: Path) -> None:
         assert set(body) == {"response", "sources", "status", "confidence", "reviewed", "conversation_id", "message_id", "timestamp"}
         assert body["status"] == "found" and body["sources"]
         source = body["sources"][0]
-        assert set(source) == {"module", "lesson", "section", "url", "excerpt", "score"}
+        assert set(source) == {"module", "lesson", "section", "url", "excerpt", "score", "page"} and source["page"] is None
         assert "04-sensor-fusion" not in source["url"] and "/sensor-fusion#" in source["url"]
         assert response.headers["x-request-id"]
 

@@ -14,8 +14,8 @@ def test_search_ranks_passages_and_highlights_the_query_words(real_book: Path) -
         body = response.json()
         assert body["query"] == "Kalman filter predict update" and len(body["results"]) == 5
         top = body["results"][0]
-        assert set(top) == {"module", "lesson", "section", "url", "excerpt", "highlights", "score"}
-        assert "Sensor Fusion" in top["lesson"] and "#" in top["url"]
+        assert set(top) == {"module", "lesson", "section", "url", "page", "excerpt", "highlights", "score"}
+        assert "Sensor Fusion" in top["lesson"] and "#" in top["url"] and top["page"] is None
         marked = [top["excerpt"][start:end].lower() for start, end in top["highlights"]]
         assert "kalman" in marked and all(word.startswith(("kalman", "filter", "predict", "updat")) for word in marked)
         scores = [result["score"] for result in body["results"]]

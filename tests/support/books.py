@@ -77,7 +77,7 @@ def ingest_into(data_dir: Path, book_dir: Path, book: str, embedder: Embedder | 
     client = QdrantClient(path=str(settings.qdrant_path))
     try:
         plan = plan_book(book_dir, book, base_url, manifest)
-        ingest(plan, BookIndex(client, book), embedder or local_embedder())
+        ingest(plan, BookIndex(client, book), embedder or local_embedder(), files_dir=settings.files_dir(book))
     finally:
         client.close()
 

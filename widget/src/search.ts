@@ -6,6 +6,7 @@ export interface SearchHit {
   section: string;
   url: string;
   excerpt: string;
+  page?: number | null;
   highlights: [number, number][];
 }
 

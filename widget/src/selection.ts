@@ -29,15 +29,20 @@ export function surroundingText(selection: Selection): string {
   return text.length > MAX_CONTEXT ? text.slice(0, MAX_CONTEXT) : text;
 }
 
-/** "Module · Lesson · Section", without empty parts or a part that repeats the one before it
- * (a module's overview page is titled like the module). */
-export function citationLabel(parts: { module: string; lesson: string; section: string }): string {
-  const names = [parts.module, parts.lesson, parts.section].filter(Boolean);
+/** "Module · Lesson · Section" ("Document · p. 12 · Section" for a PDF), without empty parts or
+ * a part that repeats the one before it (a module's overview page is titled like the module). */
+export function citationLabel(parts: {
+  module: string; lesson: string; section: string; page?: number | null;
+}): string {
+  const page = parts.page ? `p. ${parts.page}` : "";
+  const names = [parts.module, parts.lesson, page, parts.section].filter(Boolean);
   return names.filter((name, i) => name !== names[i - 1]).join(" · ");
 }
 
-/** A link that opens the cited page, scrolls to the section and highlights the passage. */
-export function citationHref(url: string, excerpt: string): string {
+/** A link that opens the cited page, scrolls to the section and highlights the passage (a PDF
+ * citation's link already opens Lectern's viewer at the page, highlighting the passage). */
+export function citationHref(url: string, excerpt: string, page?: number | null): string {
+  if (page) return url;
   const words = excerpt.replace(/[…]+$/, "").split(/\s+/).filter(Boolean).slice(0, 8).join(" ");
   if (!words) return url;
   const fragment = `:~:text=${encodeURIComponent(words).replace(/-/g, "%2D")}`;

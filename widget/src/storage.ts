@@ -12,6 +12,7 @@ export interface Citation {
   url: string;
   excerpt: string;
   score?: number;
+  page?: number | null; // a PDF's page
 }
 
 export interface Message {

@@ -55,6 +55,16 @@ test("citation links carry a text fragment that highlights the passage", () => {
   assert.equal(citationHref("/docs/a#x", ""), "/docs/a#x");
 });
 
+test("a PDF citation opens the viewer link as the server made it, and names its page", () => {
+  const viewer = "https://api.example/books/b/files/manual.pdf?page=12&highlight=Flood%20is%20covered";
+  assert.equal(citationHref(viewer, "Flood is covered", 12), viewer);
+  assert.equal(
+    citationLabel({ module: "Policy", lesson: "Coverage", section: "Flood", page: 12 }),
+    "Policy · Coverage · p. 12 · Flood",
+  );
+  assert.equal(citationLabel({ module: "", lesson: "Policy", section: "", page: 3 }), "Policy · p. 3");
+});
+
 test("error messages are friendly", () => {
   assert.match(friendlyError(429, undefined, "42"), /in 42 seconds/);
   assert.equal(friendlyError(400, "query: too long", null), "query: too long");

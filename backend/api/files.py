@@ -1,0 +1,101 @@
+"""A book's PDFs: `/books/{book}/files/{path}?page=N&highlight=TEXT` opens the viewer at page N
+with the passage highlighted (what a PDF citation links to); `?format=pdf` is the file itself,
+`&download=1` as an attachment. `/viewer/...` serves the viewer's script (pdf.js, built by
+`npm run build` in widget/).
+
+A private book's files need its reader token like its answers do; a link opened in a new tab
+cannot send the X-Reader-Token header, so `reader_token` in the query is accepted too.
+"""
+
+import html
+from pathlib import Path
+from typing import Literal
+from urllib.parse import quote, urlencode
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import FileResponse, HTMLResponse
+
+from backend.api.access import reader_problem
+from backend.retrieval.index import validate_book_id
+
+VIEWER_DIR = Path(__file__).resolve().parents[2] / "widget" / "dist" / "viewer"
+# pdf.js runs its parser in a worker, draws on canvases and may decode images with WebAssembly.
+_VIEWER_POLICY = (
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data: blob:; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
+)
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/viewer/{name}")
+async def viewer_asset(name: Literal["viewer.js", "pdf.worker.mjs", "viewer.css"]) -> FileResponse:
+    path = VIEWER_DIR / name
+    if not path.is_file():
+        raise HTTPException(404, "the PDF viewer is not built: run `npm run build` in widget/")
+    media = "text/css" if name.endswith(".css") else "text/javascript"
+    return FileResponse(path, media_type=media, headers={"Cache-Control": "public, max-age=3600"})
+
+
+@router.get("/books/{book}/files/{path:path}", response_model=None)
+async def book_file(
+    request: Request,
+    book: str,
+    path: str,
+    format: Literal["viewer", "pdf"] = "viewer",
+    download: bool = False,
+    reader_token: str | None = Query(None, max_length=2000),
+) -> HTMLResponse | FileResponse:
+    try:
+        validate_book_id(book)
+    except ValueError as exc:
+        raise HTTPException(404, str(exc)) from None
+    token = request.headers.get("x-reader-token") or reader_token
+    problem = reader_problem(request.app.state.registry, request.app.state.settings, book,
+                             request.headers.get("origin"), token)
+    if problem:
+        raise HTTPException(*problem)
+    folder = request.app.state.settings.files_dir(book).resolve()
+    file = (folder / path).resolve()
+    if not file.is_relative_to(folder) or not file.is_file() or file.suffix.lower() != ".pdf":
+        raise HTTPException(404, f"the book {book!r} has no file {path!r}")
+    if format == "pdf":
+        disposition = "attachment" if download else "inline"
+        return FileResponse(
+            file, media_type="application/pdf", filename=file.name, content_disposition_type=disposition
+        )
+    kept = {"reader_token": reader_token} if reader_token else {}
+    pdf_url = f"/books/{quote(book)}/files/{quote(path)}?{urlencode({'format': 'pdf'} | kept)}"
+    download_url = f"{pdf_url}&download=1"
+    page = VIEWER_PAGE.format(
+        title=html.escape(file.name), file=html.escape(pdf_url), download=html.escape(download_url)
+    )
+    return HTMLResponse(page, headers={"Content-Security-Policy": _VIEWER_POLICY, "Cache-Control": "no-store"})
+
+
+VIEWER_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} · Lectern</title>
+<link rel="stylesheet" href="/viewer/viewer.css">
+<style>
+  body {{ margin: 0; font-family: system-ui, sans-serif; background: #525659; }}
+  header {{ position: fixed; inset: 0 0 auto 0; height: 44px; display: flex; gap: 1rem;
+           align-items: center; padding: 0 1rem; background: #323639; color: #f1f1f1; font-size: 14px; z-index: 2; }}
+  header h1 {{ font-size: 15px; font-weight: 600; margin: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; flex: 1; }}
+  header a {{ color: #8ab4f8; }}
+  #viewerContainer {{ position: absolute; inset: 44px 0 0 0; overflow: auto; }}
+  .textLayer .highlight {{ background-color: rgb(255 200 0 / 0.55); }}
+  .pdfViewer .page.loadingIcon::after {{ background-image: none; }}
+</style>
+</head>
+<body data-file="{file}">
+<header><h1>{title}</h1><span id="page" aria-live="polite">Loading…</span><a href="{download}">Download PDF</a></header>
+<div id="viewerContainer"><div id="viewer" class="pdfViewer"></div></div>
+<script type="module" src="/viewer/viewer.js"></script>
+</body>
+</html>
+"""

@@ -1,0 +1,464 @@
+"""PDF files → what they say: text per page from the text layer, sections from the outline
+(bookmarks) or else from heading-like lines, running headers, footers and page numbers left out,
+words hyphenated at line ends joined again.
+
+Read with pypdfium2: PDFium (the PDF engine of Chromium) in a wheel with no other dependency.
+Per character it gives the text, font size, font name and box, and it reads outlines; headings
+and page furniture are found from those. It is many times faster than the pure-Python readers
+built on pdfminer, which matters for books of hundreds of pages.
+
+Every rule below reads the document itself: the body text size is the size most of its text is
+set in, a heading is set larger (or bold and alone on its line), furniture is a line at the top
+or bottom of the page that repeats on many pages, a hyphen at a line end is dropped when the
+document spells the word without it elsewhere.
+"""
+
+import ctypes
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from backend.retrieval.models import Page
+from ingest_scripts.markdown import (
+    Block,
+    ParsedPage,
+    chunks_of,
+    group_sections,
+    humanize,
+    titled_kind,
+)
+
+_LINE_BREAKS = "\r\n"
+_HYPHENS = "-\u00ad\u0002\ufffe"  # a hyphen, a soft hyphen, PDFium's marks of a line-end hyphen
+_PAGE_NUMBER = re.compile(
+    r"\W*(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|/)\s*\d+)?\W*", re.IGNORECASE
+)
+_LEADER = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$")  # "Sensors ........ 12" in a table of contents
+_BULLET = re.compile(r"[•◦▪▫‣⁃●○■□–-]\s|\d{1,3}[.)]\s|[a-z][.)]\s")
+_WORD = re.compile(r"\w+(?:[-\u00ad\ufffe\u0002]\w+)*")
+_FORCE_BOLD = 1 << 18  # PDF font descriptor flag
+# A heading is set at least this much larger than the body (1.15× covers 10→11.5 pt, the
+# smallest step typesetters use between body and a sub-heading) and is short.
+HEADING_SIZE_RATIO = 1.15
+HEADING_MAX_WORDS = 20
+# Furniture repeats at a page edge on at least this share of pages (and on 2 pages at least).
+FURNITURE_SHARE = 0.3
+EDGE_LINES = 2  # lines at the top and at the bottom of a page that may be furniture
+PARAGRAPH_GAP = 1.45  # a gap between lines larger than this many typical line steps: new block
+
+
+class PdfError(ValueError):
+    """A PDF that cannot be read; the message names the file and says what to do."""
+
+
+@dataclass
+class Line:
+    page: int  # 1-based
+    text: str
+    size: float
+    bold: bool
+    top: float  # baseline of its first character (the previous line is above it)
+    last_top: float  # baseline of its last character (PDFium joins two lines broken at a hyphen)
+    heading: int = 0  # heading level once known (1 = the document's top level)
+
+
+@dataclass
+class PdfFile:
+    title: str  # the document's metadata title, else "" (the caller names it after the file)
+    page_count: int
+    blocks: list[Block]  # offsets in the document's text (its blocks joined by blank lines)
+    scanned_pages: list[int] = field(default_factory=list)  # pages with images and no text
+    has_outline: bool = False
+
+
+def read_pdf(path: Path, name: str) -> PdfFile:
+    """The document's text as heading and paragraph blocks, each with its page number."""
+    _check_complete(path, name)
+    try:
+        document = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        reason = str(exc).lower()
+        if "password" in reason or "security" in reason:
+            raise PdfError(f"{name}: the PDF is encrypted; save an unprotected copy and ingest that") from None
+        raise PdfError(f"{name}: not a readable PDF ({exc}); re-export it and try again") from None
+    try:
+        title = str(document.get_metadata_dict().get("Title") or "").strip()
+        lines: list[Line] = []
+        scanned: list[int] = []
+        for index in range(len(document)):
+            page = document[index]
+            page_lines = _lines(page, index + 1)
+            if not any(line.text.strip() for line in page_lines) and _has_images(page):
+                scanned.append(index + 1)
+            lines.extend(page_lines)
+        outline = _outline(document)
+        page_count = len(document)
+    except pdfium.PdfiumError as exc:
+        raise PdfError(f"{name}: a page cannot be read ({exc}); re-export the PDF") from None
+    finally:
+        document.close()
+    lines = _without_furniture(lines, page_count)
+    body = _body_size(lines)
+    if outline:
+        _mark_outline_headings(lines, outline)
+    else:
+        _mark_heading_lines(lines, body)
+    blocks = _blocks(lines, _vocabulary(lines))
+    return PdfFile(title, page_count, _placed(blocks), scanned, bool(outline))
+
+
+def _check_complete(path: Path, name: str) -> None:
+    """A PDF ends with `%%EOF` (readers look for it in the last kilobyte); a file cut short by a
+    failed download or copy does not, and PDFium would quietly read what is left."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(5)
+            file.seek(0, 2)
+            size = file.tell()
+            file.seek(max(0, size - 1024))
+            tail = file.read()
+    except OSError as exc:
+        raise PdfError(f"{name}: cannot read ({exc.strerror})") from None
+    if head != b"%PDF-":
+        raise PdfError(f"{name}: not a PDF file (it does not start with %PDF-)")
+    if b"%%EOF" not in tail:
+        raise PdfError(f"{name}: the file is truncated (no end-of-file marker); copy or download it again")
+
+
+def _lines(page: pdfium.PdfPage, number: int) -> list[Line]:
+    textpage = page.get_textpage()
+    count = textpage.count_chars()
+    text = textpage.get_text_range() if count else ""
+    if len(text) != count:  # characters outside the Basic Plane: read one by one
+        text = "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage, i)) for i in range(count))
+    lines: list[Line] = []
+    start = 0
+    for end in [m.start() for m in re.finditer(r"\r\n|\r|\n", text)] + [count]:
+        if end > start:
+            lines.append(_line(textpage, number, text, start, end))
+        start = end + (2 if text[end : end + 2] == "\r\n" else 1)
+    return [line for line in lines if line.text.strip()]
+
+
+def _line(textpage: pdfium.PdfTextPage, number: int, text: str, start: int, end: int) -> Line:
+    sizes = [pdfium_c.FPDFText_GetFontSize(textpage, i) for i in range(start, end) if not text[i].isspace()]
+    first = next((i for i in range(start, end) if not text[i].isspace()), start)
+    last = next((i for i in range(end - 1, start - 1, -1) if not text[i].isspace()), first)
+    return Line(
+        page=number,
+        text="".join(ch for ch in text[start:end] if ch.isprintable() or ch in _HYPHENS).strip(),
+        size=round(statistics.median(sizes), 1) if sizes else 0.0,
+        bold=_is_bold(textpage, first),
+        top=_baseline(textpage, first),
+        last_top=_baseline(textpage, last),
+    )
+
+
+def _baseline(textpage: pdfium.PdfTextPage, index: int) -> float:
+    x, y = ctypes.c_double(), ctypes.c_double()
+    pdfium_c.FPDFText_GetCharOrigin(textpage, index, ctypes.byref(x), ctypes.byref(y))
+    return y.value
+
+
+def _is_bold(textpage: pdfium.PdfTextPage, index: int) -> bool:
+    if pdfium_c.FPDFText_GetFontWeight(textpage, index) >= 600:
+        return True
+    name = ctypes.create_string_buffer(128)
+    flags = ctypes.c_int()
+    pdfium_c.FPDFText_GetFontInfo(textpage, index, name, len(name), ctypes.byref(flags))
+    font = name.value.decode("latin-1").lower()
+    return "bold" in font or "black" in font or "heavy" in font or bool(flags.value & _FORCE_BOLD)
+
+
+def _has_images(page: pdfium.PdfPage) -> bool:
+    return any(True for _ in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,)))
+
+
+@dataclass
+class _OutlineItem:
+    level: int  # 1 = the outline's top level
+    title: str
+    page: int  # 1-based
+    top: float | None  # where on the page it points, when the outline says
+
+
+def _outline(document: pdfium.PdfDocument) -> list[_OutlineItem]:
+    items = []
+    for bookmark in document.get_toc():
+        destination = bookmark.get_dest()
+        title = (bookmark.get_title() or "").strip()
+        if destination is None or not title or destination.get_index() is None:
+            continue
+        _, position = destination.get_view()
+        top = position[1] if len(position) > 1 and position[1] else None
+        items.append(_OutlineItem(bookmark.level + 1, title, destination.get_index() + 1, top))
+    return items
+
+
+def _key(text: str) -> str:
+    """A line as furniture repeats it: page numbers and case aside."""
+    return re.sub(r"\d+", "#", text.casefold()).strip()
+
+
+def _without_furniture(lines: list[Line], page_count: int) -> list[Line]:
+    """Leaves out running headers and footers (the same line at the top or bottom of many pages)
+    and page numbers (a number alone at the top or bottom of a page)."""
+    by_page: dict[int, list[Line]] = {}
+    for line in lines:
+        by_page.setdefault(line.page, []).append(line)
+    edges: dict[int, list[Line]] = {}
+    for number, page_lines in by_page.items():
+        ordered = sorted(page_lines, key=lambda line: -line.top)
+        edges[number] = ordered[:EDGE_LINES] + ordered[-EDGE_LINES:]
+    repeats = Counter(key for page_lines in edges.values() for key in {_key(line.text) for line in page_lines})
+    least = max(2, FURNITURE_SHARE * page_count)
+    furniture = {
+        id(line)
+        for page_lines in edges.values()
+        for line in page_lines
+        if repeats[_key(line.text)] >= least or _PAGE_NUMBER.fullmatch(line.text)
+    }
+    return [line for line in lines if id(line) not in furniture]
+
+
+def _body_size(lines: list[Line]) -> float:
+    """The size most of the document's characters are set in."""
+    sizes: Counter[float] = Counter()
+    for line in lines:
+        sizes[line.size] += len(line.text)
+    return sizes.most_common(1)[0][0] if sizes else 0.0
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+def _mark_outline_headings(lines: list[Line], outline: list[_OutlineItem]) -> None:
+    """Each outline entry marks the lines on its page that spell its title (nearest to where it
+    points); an entry whose title is not on the page gets a heading line of its own there."""
+    by_page = _by_page(lines)
+    for item in outline:
+        wanted = _normal(item.title)
+        on_page = [i for i in by_page.get(item.page, []) if not lines[i].heading]
+        candidates: list[tuple[float, int, int]] = []
+        for position, first in enumerate(on_page):
+            joined = ""
+            for last in on_page[position : position + 4]:  # a title may wrap over a few lines
+                joined += _normal(lines[last].text)
+                if joined == wanted:
+                    distance = abs(lines[first].top - item.top) if item.top is not None else 0.0
+                    candidates.append((distance, first, last))
+                    break
+                if not wanted.startswith(joined):
+                    break
+        if candidates:
+            _, first, last = min(candidates)
+            for i in range(first, last + 1):
+                lines[i].heading = item.level
+            continue
+        after = next(
+            (i for i in on_page if item.top is None or lines[i].top <= item.top + 1),
+            on_page[-1] + 1 if on_page else _first_line_after(lines, item.page),
+        )
+        top = item.top or 0.0
+        lines.insert(after, Line(item.page, item.title, 0.0, True, top, top, item.level))
+        by_page = _by_page(lines)
+
+
+def _by_page(lines: list[Line]) -> dict[int, list[int]]:
+    indexes: dict[int, list[int]] = {}
+    for i, line in enumerate(lines):
+        indexes.setdefault(line.page, []).append(i)
+    return indexes
+
+
+def _first_line_after(lines: list[Line], page: int) -> int:
+    return next((i for i, line in enumerate(lines) if line.page > page), len(lines))
+
+
+def _mark_heading_lines(lines: list[Line], body: float) -> None:
+    """Without an outline: short lines set larger than the body, or bold at body size and alone
+    on their line, are headings, the largest size being the top level."""
+    def looks_like_heading(i: int) -> bool:
+        line = lines[i]
+        words = len(line.text.split())
+        if not line.text[0].isalnum() or words > HEADING_MAX_WORDS or line.text.endswith((".", ",", ";", ":")):
+            return False
+        if line.size >= body * HEADING_SIZE_RATIO:
+            return True
+        alone = all(
+            not (0 <= j < len(lines)) or lines[j].page != line.page or lines[j].bold != line.bold
+            for j in (i - 1, i + 1)
+        )
+        return line.bold and line.size >= body and alone
+
+    chosen = [i for i in range(len(lines)) if looks_like_heading(i)]
+    sizes = sorted({lines[i].size for i in chosen if lines[i].size >= body * HEADING_SIZE_RATIO}, reverse=True)
+    for i in chosen:
+        line = lines[i]
+        line.heading = sizes.index(line.size) + 1 if line.size in sizes else len(sizes) + 1
+
+
+def _vocabulary(lines: list[Line]) -> set[str]:
+    """The words the document spells within a line, to tell `data-` + `base` (database) from
+    `publish-` + `subscribe` (publish-subscribe) at a line end."""
+    return {word.casefold() for line in lines for word in _WORD.findall(line.text.replace("\ufffe", "\x00"))}
+
+
+def _joined(left: str, right: str, vocabulary: set[str]) -> str:
+    """Two parts of a line broken after a hyphen: the word as the document spells it
+    elsewhere; a word it never spells either way keeps its hyphen only if the part after it
+    starts with a capital or a digit (a compound such as `ROS-Industrial`)."""
+    head = re.search(r"\w+$", left)
+    tail = re.match(r"\w+", right)
+    if not head or not tail:
+        return f"{left}-{right}"
+    solid = (head.group() + tail.group()).casefold()
+    hyphenated = f"{head.group()}-{tail.group()}".casefold()
+    if solid in vocabulary:
+        return left + right
+    if hyphenated in vocabulary or not tail.group()[0].islower():
+        return f"{left}-{right}"
+    return left + right
+
+
+def _rejoin_inline(text: str, vocabulary: set[str]) -> str:
+    """PDFium joins a line broken after a hyphen itself and marks the hyphen with U+FFFE."""
+    while "\ufffe" in text:
+        left, right = text.split("\ufffe", 1)
+        text = _joined(left, right, vocabulary)
+    return text.replace("\u00ad", "").replace("\u0002", "")
+
+
+def _blocks(lines: list[Line], vocabulary: set[str]) -> list[Block]:
+    """Headings, and paragraphs of lines that follow each other on a page at the usual step."""
+    # The line step inside a paragraph is the document's smallest regular step (paragraphs are
+    # set further apart, never closer): its 10th percentile, lines closer than 0.8 of their size
+    # (superscripts, overlapping runs) aside.
+    steps = sorted(
+        previous.last_top - line.top
+        for previous, line in pairwise(lines)
+        if previous.page == line.page and not previous.heading and not line.heading
+        and 0.8 * line.size < previous.last_top - line.top < 3 * max(line.size, 1)
+    )
+    step = steps[len(steps) // 10] if steps else 0.0
+    blocks: list[Block] = []
+    paragraph: list[Line] = []
+
+    def close() -> None:
+        if paragraph:
+            text = _rejoin_inline(_paragraph_text(paragraph, vocabulary), vocabulary)
+            if text.strip():
+                blocks.append(Block("text", 0, 0, text.strip(), page=paragraph[0].page))
+            paragraph.clear()
+
+    heading: list[Line] = []
+    for line in lines:
+        if heading and not (line.heading == heading[-1].heading and line.page == heading[-1].page):
+            blocks.append(Block("heading", 0, 0, " ".join(h.text for h in heading), heading[0].heading, page=heading[0].page))
+            heading = []
+        if line.heading:
+            close()
+            heading.append(line)
+            continue
+        if _LEADER.search(line.text) and not paragraph:  # a line of a table of contents
+            continue
+        if paragraph:
+            previous = paragraph[-1]
+            gap = previous.last_top - line.top
+            # A block stays on one page, so that each passage knows its page.
+            if (
+                line.page != previous.page
+                or gap <= 0  # the next column
+                or (step and gap > PARAGRAPH_GAP * step)
+                or abs(line.size - previous.size) > 0.6
+            ):
+                close()
+        paragraph.append(line)
+    if heading:
+        blocks.append(Block("heading", 0, 0, " ".join(h.text for h in heading), heading[0].heading, page=heading[0].page))
+    close()
+    return blocks
+
+
+def _paragraph_text(lines: list[Line], vocabulary: set[str]) -> str:
+    text = lines[0].text
+    for line in lines[1:]:
+        if text and text[-1] in _HYPHENS and len(text) > 1 and text[-2].isalpha() and line.text[:1].isalpha():
+            text = _joined(text[:-1], line.text, vocabulary)
+        elif _BULLET.match(line.text):
+            text += "\n" + line.text
+        else:
+            text += " " + line.text
+    return text
+
+
+def _placed(blocks: list[Block]) -> list[Block]:
+    """The blocks with their offsets in the document's text (blocks joined by blank lines)."""
+    start = 0
+    for block in blocks:
+        block.start, block.end = start, start + len(block.text)
+        start = block.end + 2
+    return blocks
+
+
+def chunk_pdf(pdf: PdfFile, source_path: str, *, book: str, module: str, url: str) -> list[ParsedPage]:
+    """The document's pages as Lectern pages: one per chapter when its top level (below a single
+    title entry) has two headings or more, else one for the whole document. A chapter's page is
+    `{file}#{n}`, titled after its heading, in the module named after the document; a document
+    without chapters is one page titled after itself, in `module`. `url` opens the file."""
+    title = pdf.title or humanize(source_path.split("#", 1)[0])
+    headings = Counter(block.level for block in pdf.blocks if block.kind == "heading")
+    chapter_level = next((level for level in sorted(headings) if headings[level] >= 2), None)
+    if chapter_level is None:
+        return [_parsed(pdf.blocks, source_path, source_path, title, module, book, url, min(headings, default=1) - 1)]
+    chapters: list[tuple[str, list[Block]]] = [(title, [])]
+    for block in pdf.blocks:
+        if block.kind == "heading" and block.level < chapter_level:
+            continue  # a part, or the document's own title: its chapters say more
+        if block.kind == "heading" and block.level == chapter_level:
+            chapters.append((block.text, [block]))
+        else:
+            chapters[-1][1].append(block)
+    pages: list[ParsedPage] = []
+    for number, (chapter, blocks) in enumerate(chapters):
+        if not any(block.kind == "text" for block in blocks):
+            continue
+        key = f"{source_path}#{number:03d}"
+        parsed = _parsed(blocks, key, key, chapter, title, book, url, chapter_level)
+        pages.append(parsed)
+    return pages
+
+
+def _parsed(
+    blocks: list[Block], source_path: str, lesson_id: str, title: str, module: str, book: str,
+    url: str, above: int,
+) -> ParsedPage:
+    """One Lectern page of a PDF: headings `above` levels deep become its sections (the one at
+    level `above` is its title)."""
+    first_page = next((block.page for block in blocks if block.page), 1)
+    record = Page(
+        book=book,
+        lesson_id=lesson_id,
+        source_path=source_path,
+        title=title,
+        module=module,
+        url=f"{url}?page={first_page}",
+        kind=titled_kind(title),
+    )
+    relevelled = [
+        Block(b.kind, b.start, b.end, b.text, max(1, b.level - above + 1), page=b.page)
+        if b.kind == "heading" else b
+        for b in blocks
+    ]
+    chunks = chunks_of(group_sections(relevelled), record)
+    for chunk in chunks:  # the page of each citation is added when it is cited
+        chunk.url = url
+    return ParsedPage(record, chunks, 0)
+

@@ -1,0 +1,144 @@
+"""Real PDFs for tests, made with fpdf2: a handbook with a two-level outline, a running header, a
+page-number footer and words broken at line ends; the same without an outline; a two-column
+page; a scanned (image-only) page; an encrypted file. Each maker returns where it put each
+paragraph (its first words → page) so tests check pages against the source."""
+
+from pathlib import Path
+
+from fpdf import FPDF
+from PIL import Image
+
+HEADER = "Acme Flood Policy Handbook - Confidential"
+CHAPTERS = {
+    "Coverage": {
+        "Flood Damage": [
+            "Flood damage is covered when water enters the insured building from outside after heavy rain or a river overflow.",
+            "The insurer pays for drying, cleaning and replacing damaged floors up to the limit stated in the schedule.",
+        ],
+        "Storm Damage": [
+            "Storm damage to roofs and windows is covered when wind speeds exceed ninety kilometres per hour at the nearest station.",
+        ],
+    },
+    "Exclusions": {
+        "Gradual Leaks": [
+            "Damage from gradual leaks that the owner could have noticed is excluded, such as a dripping pipe behind a wall.",
+        ],
+        "Mould": [
+            "Mould is excluded unless it follows a covered flood and is reported within thirty days of the water entering.",
+        ],
+    },
+    "Claims": {
+        "Making a Claim": [
+            "A claim is made by calling the claims line within fourteen days and sending photographs of every damaged room.",
+        ],
+        "Settlement": [
+            "Settlement is paid within twenty working days once the loss adjuster has approved the documented loss.",
+        ],
+    },
+}
+# Broken at line ends on purpose: a word the handbook also spells whole ("documented") and a
+# compound it also spells with its hyphen ("loss-adjuster").
+BROKEN_LINES = [
+    "Every claim must be properly docu-",
+    "mented before the adjuster visits, and the loss-",
+    "adjuster report names the loss-adjuster who signed it.",
+]
+
+
+class _Handbook(FPDF):
+    def __init__(self, furniture: bool):
+        super().__init__(format="A4")
+        self.furniture = furniture
+        self.set_auto_page_break(True, margin=25)
+
+    def header(self) -> None:
+        if self.furniture:
+            self.set_font("helvetica", size=8)
+            self.cell(0, 8, HEADER, align="C")
+            self.ln(12)
+
+    def footer(self) -> None:
+        if self.furniture:
+            self.set_y(-15)
+            self.set_font("helvetica", size=8)
+            self.cell(0, 10, f"Page {self.page_no()} of {{nb}}", align="C")
+
+
+def handbook(path: Path, outline: bool = True, furniture: bool = True) -> dict[str, int]:
+    """Three chapters on their own pages, two sections each. Returns paragraph → page."""
+    pdf = _Handbook(furniture)
+    pdf.set_title("Acme Flood Policy Handbook")
+    placed: dict[str, int] = {}
+    for chapter, sections in CHAPTERS.items():
+        pdf.add_page()
+        pdf.set_font("helvetica", "B", 20)
+        if outline:
+            pdf.start_section(chapter, level=0)
+        pdf.cell(0, 12, chapter)
+        pdf.ln(16)
+        for section, paragraphs in sections.items():
+            pdf.set_font("helvetica", "B", 14)
+            if outline:
+                pdf.start_section(section, level=1)
+            pdf.cell(0, 9, section)
+            pdf.ln(11)
+            pdf.set_font("helvetica", size=11)
+            for paragraph in paragraphs:
+                for _ in range(6):  # long enough that sections run on to later pages
+                    placed.setdefault(paragraph, pdf.page_no())
+                    pdf.multi_cell(0, 6, paragraph)
+                    pdf.ln(3)
+        if chapter == "Claims":
+            for line in BROKEN_LINES:
+                pdf.cell(0, 6, line)
+                pdf.ln(6)
+    pdf.output(str(path))
+    return placed
+
+
+def two_columns(path: Path) -> list[str]:
+    """One page of two columns; returns the paragraphs in reading order."""
+    paragraphs = [
+        f"Column paragraph {n}: the pump station moves {n * 100} litres a minute through the main intake."
+        for n in range(1, 41)
+    ]
+    pdf = FPDF(format="A4")
+    pdf.add_page()
+    pdf.set_font("helvetica", "B", 18)
+    pdf.cell(0, 12, "Pump Stations")
+    pdf.ln(16)
+    pdf.set_font("helvetica", size=11)
+    with pdf.text_columns(ncols=2, gutter=10) as columns:
+        for paragraph in paragraphs:
+            columns.write(paragraph)
+            columns.ln()
+            columns.ln()
+    pdf.output(str(path))
+    return paragraphs
+
+
+def with_scanned_page(path: Path, image_dir: Path) -> None:
+    """Page 1 has text; page 2 is only a picture of text (no text layer)."""
+    picture = image_dir / "scan.png"
+    Image.new("RGB", (600, 800), "white").save(picture)
+    pdf = FPDF(format="A4")
+    pdf.add_page()
+    pdf.set_font("helvetica", size=11)
+    pdf.multi_cell(0, 6, "This page has a text layer that says the boiler is serviced every spring.")
+    pdf.add_page()
+    pdf.image(str(picture), x=10, y=10, w=180)
+    pdf.output(str(path))
+
+
+def encrypted(path: Path) -> None:
+    pdf = FPDF(format="A4")
+    pdf.set_encryption(owner_password="owner", user_password="reader")
+    pdf.add_page()
+    pdf.set_font("helvetica", size=11)
+    pdf.multi_cell(0, 6, "Secret terms of the policy.")
+    pdf.output(str(path))
+
+
+def truncated(path: Path, source: Path) -> None:
+    data = source.read_bytes()
+    path.write_bytes(data[: len(data) // 2])

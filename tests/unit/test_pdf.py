@@ -1,0 +1,142 @@
+"""PDF books: real PDFs (fpdf2, see tests/support/pdfs.py) read into pages, sections and passages
+that keep their page numbers and offsets; files that cannot be read say why."""
+
+from pathlib import Path
+
+import pytest
+
+from ingest_scripts.pdf import PdfError, chunk_pdf, read_pdf
+from ingest_scripts.pipeline import plan_book
+from tests.support import pdfs
+
+
+@pytest.fixture(scope="module")
+def handbook(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, int]]:
+    path = tmp_path_factory.mktemp("pdf") / "handbook.pdf"
+    return path, pdfs.handbook(path)
+
+
+def test_sections_come_from_the_outline_and_each_paragraph_keeps_its_page(handbook) -> None:
+    path, placed = handbook
+    pdf = read_pdf(path, "handbook.pdf")
+    assert pdf.has_outline and pdf.title == "Acme Flood Policy Handbook"
+    headings = [(b.level, b.text, b.page) for b in pdf.blocks if b.kind == "heading"]
+    assert headings[:3] == [(1, "Coverage", 1), (2, "Flood Damage", 1), (2, "Storm Damage", 1)]
+    assert [h for h in headings if h[0] == 1] == [(1, "Coverage", 1), (1, "Exclusions", 3), (1, "Claims", 4)]
+    for paragraph, page in placed.items():
+        first = next(b for b in pdf.blocks if b.text.startswith(paragraph))
+        assert first.page == page, paragraph
+    # Offsets are in the document's text: its blocks joined by blank lines.
+    text = "\n\n".join(b.text for b in pdf.blocks)
+    assert all(text[b.start : b.end] == b.text for b in pdf.blocks)
+
+
+def test_running_headers_footers_and_page_numbers_are_left_out(handbook) -> None:
+    pdf = read_pdf(handbook[0], "handbook.pdf")
+    text = "\n".join(b.text for b in pdf.blocks)
+    assert pdfs.HEADER not in text and "Confidential" not in text
+    assert "Page 1 of" not in text and "of 4" not in text
+
+
+def test_a_word_broken_at_a_line_end_is_joined_as_the_document_spells_it(handbook) -> None:
+    text = "\n".join(b.text for b in read_pdf(handbook[0], "handbook.pdf").blocks)
+    assert "properly documented before the adjuster visits" in text
+    assert "the loss-adjuster report" in text  # spelled with its hyphen elsewhere, so kept
+    assert "docu-" not in text and "lossadjuster" not in text
+
+
+def test_without_an_outline_headings_are_the_larger_lines(tmp_path: Path) -> None:
+    pdfs.handbook(tmp_path / "plain.pdf", outline=False)
+    pdf = read_pdf(tmp_path / "plain.pdf", "plain.pdf")
+    assert not pdf.has_outline
+    headings = [(b.level, b.text, b.page) for b in pdf.blocks if b.kind == "heading"]
+    assert headings == [
+        (1, "Coverage", 1), (2, "Flood Damage", 1), (2, "Storm Damage", 1),
+        (1, "Exclusions", 3), (2, "Gradual Leaks", 3), (2, "Mould", 3),
+        (1, "Claims", 4), (2, "Making a Claim", 4), (2, "Settlement", 4),
+    ]
+
+
+def test_two_columns_read_in_order(tmp_path: Path) -> None:
+    paragraphs = pdfs.two_columns(tmp_path / "columns.pdf")
+    text = "\n".join(b.text for b in read_pdf(tmp_path / "columns.pdf", "columns.pdf").blocks)
+    positions = [text.find(paragraph.split(":")[0] + ":") for paragraph in paragraphs]
+    assert -1 not in positions and positions == sorted(positions)
+
+
+def test_chapters_become_pages_whose_passages_know_their_pages(handbook) -> None:
+    path, placed = handbook
+    pages = chunk_pdf(read_pdf(path, "policies/handbook.pdf"), "policies/handbook.pdf", book="acme",
+                      module="Policies", url="/books/acme/files/policies/handbook.pdf")
+    assert [(p.page.source_path, p.page.title, p.page.module, p.page.url) for p in pages] == [
+        ("policies/handbook.pdf#001", "Coverage", "Acme Flood Policy Handbook", "/books/acme/files/policies/handbook.pdf?page=1"),
+        ("policies/handbook.pdf#002", "Exclusions", "Acme Flood Policy Handbook", "/books/acme/files/policies/handbook.pdf?page=3"),
+        ("policies/handbook.pdf#003", "Claims", "Acme Flood Policy Handbook", "/books/acme/files/policies/handbook.pdf?page=4"),
+    ]
+    chunks = [c for p in pages for c in p.chunks]
+    assert {c.section for c in chunks} >= {"Flood Damage", "Storm Damage", "Gradual Leaks", "Settlement"}
+    for paragraph, page in placed.items():
+        chunk = next(c for c in chunks if paragraph in c.text[c.overlap_chars :])
+        assert chunk.page_at(chunk.text.index(paragraph, chunk.overlap_chars)) == page
+    storm = [c for c in chunks if c.section == "Storm Damage"]
+    assert {c.first_page for c in storm} == {1, 2} or any(len(c.page_starts) > 1 for c in storm)
+
+
+def test_scanned_encrypted_truncated_and_foreign_files_say_why(tmp_path: Path, handbook) -> None:
+    pdfs.with_scanned_page(tmp_path / "scan.pdf", tmp_path)
+    assert read_pdf(tmp_path / "scan.pdf", "scan.pdf").scanned_pages == [2]
+    pdfs.encrypted(tmp_path / "locked.pdf")
+    with pytest.raises(PdfError, match="locked.pdf: the PDF is encrypted"):
+        read_pdf(tmp_path / "locked.pdf", "locked.pdf")
+    pdfs.truncated(tmp_path / "cut.pdf", handbook[0])
+    with pytest.raises(PdfError, match="cut.pdf: the file is truncated"):
+        read_pdf(tmp_path / "cut.pdf", "cut.pdf")
+    (tmp_path / "fake.pdf").write_text("<html>not a pdf</html>")
+    with pytest.raises(PdfError, match="fake.pdf: not a PDF file"):
+        read_pdf(tmp_path / "fake.pdf", "fake.pdf")
+
+
+def test_a_book_of_markdown_and_pdfs_plans_both_and_reports_what_it_could_not_read(
+    tmp_path: Path, handbook
+) -> None:
+    root = tmp_path / "docs"
+    (root / "manuals").mkdir(parents=True)
+    (root / "intro.md").write_text("# Intro\n\nThe handbook explains what the policy covers.\n")
+    (root / "manuals" / "handbook.pdf").write_bytes(handbook[0].read_bytes())
+    pdfs.with_scanned_page(root / "manuals" / "boiler.pdf", tmp_path)
+    pdfs.encrypted(root / "manuals" / "locked.pdf")
+    plan = plan_book(root, "acme")
+    assert {p.source_path for p in plan.pages} == {
+        "intro.md", "manuals/boiler.pdf", "manuals/handbook.pdf#001", "manuals/handbook.pdf#002",
+        "manuals/handbook.pdf#003",
+    }
+    assert set(plan.files) == {"manuals/boiler.pdf", "manuals/handbook.pdf"}
+    assert plan.problems == [
+        "manuals/boiler.pdf: page 2 has no text layer (a scanned image?), so it is not indexed; OCR it first",
+        "manuals/locked.pdf: the PDF is encrypted; save an unprotected copy and ingest that",
+    ]
+    boiler = next(p for p in plan.pages if p.source_path == "manuals/boiler.pdf")
+    assert (boiler.module, boiler.title) == ("Manuals", "Boiler")
+    # One PDF given directly is a book too; one that cannot be read is a clear error.
+    assert len(plan_book(root / "manuals" / "handbook.pdf", "acme").pages) == 3
+    locked = plan_book(root / "manuals" / "locked.pdf", "acme")
+    assert locked.pages == [] and locked.problems[0].startswith("locked.pdf: the PDF is encrypted")
+
+
+def test_eval_scores_pdf_citations_by_page() -> None:
+    from backend.evaluation import EvalQuestion, EvalResult, score
+
+    question = EvalQuestion.model_validate({
+        "id": "q", "kind": "cross_lesson", "question": "?",
+        "gold": [{"file": "book.pdf", "page": 12}, {"file": "book.pdf", "page": 40}],
+    })
+
+    def result(*pages: int) -> EvalResult:
+        cited = [{"source_path": f"book.pdf#00{n}", "heading": "", "url": "", "module": "", "lesson": "", "page": p}
+                 for n, p in enumerate(pages)]
+        return EvalResult(id="q", kind="cross_lesson", status="found", answer="", citations=cited, latency_ms=1)
+
+    both = score([question], [result(12, 40)])["all"]
+    assert (both["first_citation_hit"], both["cross_lesson_coverage"]) == (1.0, 1.0)
+    missed = score([question], [result(13, 40)])["all"]
+    assert (missed["first_citation_hit"], missed["any_citation_hit"], missed["cross_lesson_coverage"]) == (0.0, 1.0, 0.0)
