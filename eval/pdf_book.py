@@ -68,6 +68,10 @@ def _normal(text: str) -> str:
     return re.sub(r"\s+", " ", text.replace("\ufffe", "").replace("\r\n", " ")).casefold()
 
 
+def _letters(text: str) -> str:
+    return re.sub(r"\W+", "", text.casefold())
+
+
 def pages_of(pdf_path: Path, titles: dict[str, str]) -> tuple[list[str], dict[str, range]]:
     """Each page's text (normalised) and the pages of each lesson (by its file)."""
     document = pdfium.PdfDocument(str(pdf_path))
@@ -82,7 +86,8 @@ def pages_of(pdf_path: Path, titles: dict[str, str]) -> tuple[list[str], dict[st
     for number, (title, first) in enumerate(starts):
         last = starts[number + 1][1] - 1 if number + 1 < len(starts) else len(texts)
         for file, lesson in titles.items():
-            if lesson == title and file not in ranges:
+            # Chromium's outline joins a title wrapped over two lines without a space.
+            if _letters(lesson) == _letters(title) and file not in ranges:
                 ranges[file] = range(first, max(first, last) + 1)
                 break
     return texts, ranges

@@ -24,7 +24,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from backend.retrieval.models import Page
+from backend.retrieval.models import Page, PageKind
 from ingest_scripts.markdown import (
     Block,
     ParsedPage,
@@ -417,7 +417,8 @@ def chunk_pdf(pdf: PdfFile, source_path: str, *, book: str, module: str, url: st
     headings = Counter(block.level for block in pdf.blocks if block.kind == "heading")
     chapter_level = next((level for level in sorted(headings) if headings[level] >= 2), None)
     if chapter_level is None:
-        return [_parsed(pdf.blocks, source_path, source_path, title, module, book, url, min(headings, default=1) - 1)]
+        above = min(headings, default=1) - 1
+        return [_parsed(pdf.blocks, source_path, source_path, title, module, book, url, above, titled_kind(title))]
     chapters: list[tuple[str, list[Block]]] = [(title, [])]
     for block in pdf.blocks:
         if block.kind == "heading" and block.level < chapter_level:
@@ -431,14 +432,13 @@ def chunk_pdf(pdf: PdfFile, source_path: str, *, book: str, module: str, url: st
         if not any(block.kind == "text" for block in blocks):
             continue
         key = f"{source_path}#{number:03d}"
-        parsed = _parsed(blocks, key, key, chapter, title, book, url, chapter_level)
-        pages.append(parsed)
+        pages.append(_parsed(blocks, key, key, chapter, title, book, url, chapter_level, titled_kind(chapter)))
     return pages
 
 
 def _parsed(
     blocks: list[Block], source_path: str, lesson_id: str, title: str, module: str, book: str,
-    url: str, above: int,
+    url: str, above: int, kind: PageKind,
 ) -> ParsedPage:
     """One Lectern page of a PDF: headings `above` levels deep become its sections (the one at
     level `above` is its title)."""
@@ -450,7 +450,7 @@ def _parsed(
         title=title,
         module=module,
         url=f"{url}?page={first_page}",
-        kind=titled_kind(title),
+        kind=kind,
     )
     relevelled = [
         Block(b.kind, b.start, b.end, b.text, max(1, b.level - above + 1), page=b.page)

@@ -40,9 +40,10 @@ export function citationLabel(parts: {
 }
 
 /** A link that opens the cited page, scrolls to the section and highlights the passage (a PDF
- * citation's link already opens Lectern's viewer at the page, highlighting the passage). */
-export function citationHref(url: string, excerpt: string, page?: number | null): string {
-  if (page) return url;
+ * citation's link already opens Lectern's viewer at the page, highlighting the passage; a
+ * private book's viewer needs the reader token, which a new tab cannot send as a header). */
+export function citationHref(url: string, excerpt: string, page?: number | null, readerToken?: string): string {
+  if (page) return readerToken ? `${url}&reader_token=${encodeURIComponent(readerToken)}` : url;
   const words = excerpt.replace(/[…]+$/, "").split(/\s+/).filter(Boolean).slice(0, 8).join(" ");
   if (!words) return url;
   const fragment = `:~:text=${encodeURIComponent(words).replace(/-/g, "%2D")}`;

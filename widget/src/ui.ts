@@ -220,7 +220,7 @@ export class Widget {
         this.searching.signal, this.options.readerToken);
       this.activeResult = -1;
       this.results.replaceChildren(...hits.map((hit, i) => {
-        const link = el("a", { href: safeUrl(hit.url) ? citationHref(hit.url, hit.excerpt, hit.page) : "#", "data-testid": "search-result" },
+        const link = el("a", { href: safeUrl(hit.url) ? citationHref(hit.url, hit.excerpt, hit.page, this.options.readerToken) : "#", "data-testid": "search-result" },
           el("strong", {}, citationLabel(hit)), el("span", {}, ...highlighted(hit.excerpt, hit.highlights)));
         return el("li", { role: "option", id: `lectern-result-${i}`, "aria-selected": "false" }, link);
       }));
@@ -390,7 +390,7 @@ export class Widget {
     }
     if (message.error) return el("div", { class: "msg error", role: "alert", "data-testid": "error" }, message.content);
     const citations = message.citations ?? [];
-    const hrefs = citations.map((c) => (safeUrl(c.url) ? citationHref(c.url, c.excerpt, c.page) : ""));
+    const hrefs = citations.map((c) => (safeUrl(c.url) ? citationHref(c.url, c.excerpt, c.page, this.options.readerToken) : ""));
     const bubble = el("div", { class: "msg", "data-testid": "message-assistant" });
     const body = el("div");
     body.innerHTML = renderMarkdown(message.content, (n) => hrefs[n - 1] || null); // escaped by renderMarkdown

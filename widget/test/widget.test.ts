@@ -58,6 +58,7 @@ test("citation links carry a text fragment that highlights the passage", () => {
 test("a PDF citation opens the viewer link as the server made it, and names its page", () => {
   const viewer = "https://api.example/books/b/files/manual.pdf?page=12&highlight=Flood%20is%20covered";
   assert.equal(citationHref(viewer, "Flood is covered", 12), viewer);
+  assert.equal(citationHref(viewer, "Flood is covered", 12, "9.ab"), `${viewer}&reader_token=9.ab`);
   assert.equal(
     citationLabel({ module: "Policy", lesson: "Coverage", section: "Flood", page: 12 }),
     "Policy · Coverage · p. 12 · Flood",
