@@ -170,12 +170,12 @@ def page_kind(source_path: str, tags: list[str]) -> PageKind:
 
 def titled_kind(title: str) -> PageKind:
     """A chapter's kind from its title, as a file's from its name (a PDF's chapters have no file
-    of their own): "Module 1 Quiz: …" is a quiz, "Summary - Lesson 2" or "Lesson 2 Recap" a
+    of their own): "Module 1 Quiz: …" is a quiz, "Lesson 4 Summary: …" or "Lesson 2 Recap" a
     summary."""
-    words = re.findall(r"[a-z]+", title.lower())
-    if "quiz" in words or "quizzes" in words:
+    words = set(re.findall(r"[a-z]+", title.lower()))
+    if words & {"quiz", "quizzes"}:
         return "quiz"
-    if words and ({words[0], words[-1]} & {"summary", "recap"}):
+    if words & {"summary", "recap"}:
         return "summary"
     return "lesson"
 
