@@ -10,7 +10,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.openapi.utils import get_openapi
 from starlette.routing import Route
 
-from backend.api import admin, errors, files, health, logs, pages
+from backend.api import admin, errors, files, health, logs, pages, sources
 from backend.api.chat import chat_router
 from backend.api.edge import BodyLimit, ForwardedFor, SecurityHeaders
 from backend.api.feedback import feedback_router
@@ -23,6 +23,7 @@ from backend.engine import Library
 from backend.questionnaires import Runs
 from backend.registry import Registry
 from backend.retrieval.index import BookNotIngested
+from backend.sources import Sources
 from backend.store import ResilientStore, open_store
 
 log = logging.getLogger("lectern.app")
@@ -66,14 +67,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     library = Library(settings, check=False)  # a server that is down means 503s, not no app
     app.state.library = library
+    app.state.sources = Sources(library)
     app.state.registry = Registry.load(settings.books_file) if settings.books_file else None
     app.state.limiter = make_limiter(settings)
     errors.install(app)
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)  # inside CORS: a 413 is readable
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, uploads_max_bytes=settings.max_upload_bytes)  # inside CORS: a 413 is readable
     app.add_middleware(
         CORSMiddleware,
         allow_origins=[*settings.cors_origins, *(app.state.registry.origins() if app.state.registry else [])],
-        allow_methods=["GET", "POST", "OPTIONS"],
+        allow_methods=["GET", "POST", "OPTIONS"],  # the console's PUT and DELETE are same-origin
         allow_headers=["Content-Type", "X-Session-Id", "X-Request-Id", "X-Reader-Token"],
         expose_headers=["Retry-After", "X-Request-Id"],
         allow_credentials=False,
@@ -85,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(feedback_router(app.state.limiter, settings))
     app.include_router(search_router(app.state.limiter, settings))
     app.include_router(admin.router)
+    app.include_router(sources.router)
     app.include_router(admin.page_router)
     app.include_router(health.router)
     app.include_router(pages.router)

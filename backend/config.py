@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     proxy_hops: int = Field(0, ge=0, le=10, alias="LECTERN_PROXY_HOPS")
     # The largest valid chat request (every field at its maximum, UTF-8) is under 0.75 MiB.
     max_body_bytes: int = Field(1024 * 1024, gt=0, alias="LECTERN_MAX_BODY_BYTES")
+    # A source uploaded from the console (markdown, text, a PDF book).
+    max_upload_bytes: int = Field(64 * 1024 * 1024, gt=0, alias="LECTERN_MAX_UPLOAD_BYTES")
     cors_origins: list[str] = Field(
         ["http://localhost:3000", "http://127.0.0.1:3000", "http://localhost:8000"],
         alias="LECTERN_CORS_ORIGINS",
@@ -71,6 +73,10 @@ class Settings(BaseSettings):
     @property
     def qdrant_path(self) -> Path:
         return self.data_dir / "qdrant"
+
+    def sources_dir(self, book: str) -> Path:
+        """Where the sources a maintainer uploads for a book live (backend/sources.py)."""
+        return self.data_dir / "sources" / book
 
     def files_dir(self, book: str) -> Path:
         """Where a book's files served as they are (its PDFs) live."""

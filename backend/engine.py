@@ -55,6 +55,11 @@ class Library:
             self._engines[key] = AnswerEngine(retriever, self.models, self.settings.top_k)
         return self._engines[key]
 
+    def forget(self, book: str) -> None:
+        """Drops the engines of a book whose index was removed (readers get 404 again)."""
+        for key in [key for key in self._engines if key[0] == book]:
+            del self._engines[key]
+
     async def loaded_engine(self, book: str | None = None) -> AnswerEngine:
         """engine() with the book loaded, off the event loop and, for a Qdrant server, within the
         dependency timeout (IndexUnavailable after it): a server that hangs holds up only its callers."""

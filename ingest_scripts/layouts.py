@@ -23,6 +23,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Literal, get_args
+from urllib.parse import quote
 
 import yaml
 
@@ -30,7 +31,11 @@ from ingest_scripts.permalinks import HeadingSlugger, doc_id, permalink
 
 LayoutName = Literal["docusaurus", "mkdocs", "mdbook", "plain", "html"]
 LAYOUTS: tuple[LayoutName, ...] = get_args(LayoutName)
-SUFFIXES = {"markdown": (".md", ".mdx"), "HTML": (".html", ".htm")}
+SUFFIXES = {
+    "markdown": (".md", ".mdx"),
+    "HTML": (".html", ".htm"),
+    "markdown or text": (".md", ".mdx", ".txt"),  # sources uploaded from the console
+}
 
 
 class LayoutError(ValueError):
@@ -79,7 +84,7 @@ class Plain(Layout):
     name = "plain"
 
     def url_path(self, rel: str, front_matter: dict) -> str:
-        return "/" + rel
+        return "/" + quote(rel)  # "my notes.md" → /my%20notes.md, as a browser asks for it
 
 
 def _mkdocs_slug(text: str) -> str:

@@ -80,7 +80,7 @@ ProgressCallback = Callable[[int, int], None]
 
 
 def discover(root: Path, kind: str = "markdown") -> list[Path]:
-    """The `kind` of pages ("markdown" or "HTML") the site publishes, in path order."""
+    """The `kind` of pages (a key of SUFFIXES) the site publishes, in path order."""
     if not root.exists():
         raise IngestError(f"{root}: no such folder")
     if not root.is_dir():
@@ -119,22 +119,27 @@ def plan_book(
     base_url: str = "",
     manifest: Manifest | None = None,
     layout_name: LayoutName | None = None,
+    text_files: bool = False,
 ) -> BookPlan:
     """The pages and chunks of the book in `root`, published as its generator (`layout_name`,
-    or the one detected) publishes them, and of the PDFs in it (or of `root`, a PDF)."""
+    or the one detected) publishes them, and of the PDFs in it (or of `root`, a PDF). With
+    `text_files`, `.txt` files are pages too (read as markdown)."""
     if root.is_file() and root.suffix.lower() == ".pdf":
         return add_pdfs(BookPlan([], [], 0, [], "pdf"), root.parent, [root], book)
+    kind = "markdown or text" if text_files else "markdown"
     pdfs = pdf_files(root)
-    if pdfs and not any(published_files(root, SUFFIXES["markdown"] + SUFFIXES["HTML"])):
+    if pdfs and not any(published_files(root, SUFFIXES[kind] + SUFFIXES["HTML"])):
         return add_pdfs(BookPlan([], [], 0, [], "pdf"), root, pdfs, book)
     layout = detect_layout(root, layout_name)
     if isinstance(layout, BuiltSite):
         return add_pdfs(plan_site(root, book, base_url, layout), root, pdfs, book)
-    return add_pdfs(plan_markdown(root, book, base_url, manifest, layout), root, pdfs, book)
+    return add_pdfs(plan_markdown(root, book, base_url, manifest, layout, kind), root, pdfs, book)
 
 
-def plan_markdown(root: Path, book: str, base_url: str, manifest: Manifest | None, layout: Layout) -> BookPlan:
-    files, left_out = layout.pages(discover(root))
+def plan_markdown(
+    root: Path, book: str, base_url: str, manifest: Manifest | None, layout: Layout, kind: str = "markdown"
+) -> BookPlan:
+    files, left_out = layout.pages(discover(root, kind))
     titles = folder_titles(root, files)
     pages: list[Page] = []
     chunks: list[Chunk] = []

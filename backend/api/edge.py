@@ -34,22 +34,27 @@ class _BodyTooLarge(Exception):
     pass
 
 
+_UPLOADS = re.compile(r"^/api/admin/books/[^/]+/sources(/|$)")
+
+
 class BodyLimit:
     """Refuses request bodies over `max_bytes` with 413 before reading them (by Content-Length)
     or as soon as a streamed body passes the limit; nothing over the limit is ever buffered.
     (FastAPI's own `max_body_size` answers in plain text, outside the app's JSON errors.)"""
 
-    def __init__(self, app: ASGIApp, max_bytes: int):
+    def __init__(self, app: ASGIApp, max_bytes: int, uploads_max_bytes: int | None = None):
         self.app = app
         self.max_bytes = max_bytes
+        self.uploads_max_bytes = uploads_max_bytes or max_bytes  # a book's sources (a PDF, say)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.uploads_max_bytes if _UPLOADS.match(scope.get("path", "")) else self.max_bytes
         length = dict(scope.get("headers") or []).get(b"content-length", b"")
-        if length.isdigit() and int(length) > self.max_bytes:
-            await self._refuse(send)
+        if length.isdigit() and int(length) > limit:
+            await self._refuse(send, limit)
             return
         received = 0
         exceeded = responded = False
@@ -59,7 +64,7 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
+                if received > limit:
                     exceeded = True
                     raise _BodyTooLarge
             return message
@@ -70,7 +75,7 @@ class BodyLimit:
             if exceeded:
                 if not responded:
                     responded = True
-                    await self._refuse(send)
+                    await self._refuse(send, limit)
                 return
             responded = responded or message["type"] == "http.response.start"
             await send(message)
@@ -79,10 +84,10 @@ class BodyLimit:
             await self.app(scope, counted_receive, refusing_send)
         except _BodyTooLarge:
             if not responded:
-                await self._refuse(send)
+                await self._refuse(send, limit)
 
-    async def _refuse(self, send: Send) -> None:
-        body = json.dumps({"detail": TOO_LARGE.format(limit=self.max_bytes)}).encode()
+    async def _refuse(self, send: Send, limit: int) -> None:
+        body = json.dumps({"detail": TOO_LARGE.format(limit=limit)}).encode()
         await send({"type": "http.response.start", "status": 413, "headers": [
             (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
             (b"connection", b"close"),

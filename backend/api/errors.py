@@ -51,7 +51,7 @@ def dependency_error(exc: Exception) -> tuple[int, str, dict[str, str]]:
             return 429, MODEL_BUSY.format(seconds=seconds), {"Retry-After": seconds}
         return 503, MODEL_DOWN, {"Retry-After": "60"}
     if isinstance(exc, BookNotIngested):
-        return 404, f"{exc} (run `lectern ingest`)", {}
+        return 404, f"{exc} (run `lectern ingest`, or upload its sources in the console)", {}
     if isinstance(exc, DatabaseUnavailable):
         return 503, DATABASE_DOWN, {"Retry-After": "30"}
     return 503, SEARCH_DOWN, {"Retry-After": "30"}

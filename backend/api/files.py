@@ -1,7 +1,8 @@
-"""A book's PDFs: `/books/{book}/files/{path}?page=N&highlight=TEXT` opens the viewer at page N
-with the passage highlighted (what a PDF citation links to); `?format=pdf` is the file itself,
-`&download=1` as an attachment. `/viewer/...` serves the viewer's script (pdf.js, built by
-`npm run build` in widget/).
+"""A book's files: `/books/{book}/files/{path}?page=N&highlight=TEXT` opens a PDF in the viewer
+at page N with the passage highlighted (what a PDF citation links to); `?format=pdf` is the file
+itself, `&download=1` as an attachment. `/viewer/...` serves the viewer's script (pdf.js, built
+by `npm run build` in widget/). `/books/{book}/pages/{path}` shows a text source uploaded from
+the console (backend/sources.py), with its sections' anchors and the widget.
 
 A private book's files need its reader token like its answers do; a link opened in a new tab
 cannot send the X-Reader-Token header, so `reader_token` in the query is accepted too.
@@ -16,6 +17,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse
 
 from backend.api.access import reader_problem
+from backend.api.pages import render_markdown
 from backend.retrieval.index import validate_book_id
 
 VIEWER_DIR = Path(__file__).resolve().parents[2] / "widget" / "dist" / "viewer"
@@ -38,15 +40,7 @@ async def viewer_asset(name: Literal["viewer.js", "pdf.worker.mjs", "viewer.css"
     return FileResponse(path, media_type=media, headers={"Cache-Control": "public, max-age=3600"})
 
 
-@router.get("/books/{book}/files/{path:path}", response_model=None)
-async def book_file(
-    request: Request,
-    book: str,
-    path: str,
-    format: Literal["viewer", "pdf"] = "viewer",
-    download: bool = False,
-    reader_token: str | None = Query(None, max_length=2000),
-) -> HTMLResponse | FileResponse:
+def _check_reader(request: Request, book: str, reader_token: str | None) -> None:
     try:
         validate_book_id(book)
     except ValueError as exc:
@@ -56,6 +50,42 @@ async def book_file(
                              request.headers.get("origin"), token)
     if problem:
         raise HTTPException(*problem)
+
+
+@router.get("/books/{book}/pages/{path:path}")
+async def uploaded_page(
+    request: Request, book: str, path: str, reader_token: str | None = Query(None, max_length=2000)
+) -> HTMLResponse:
+    _check_reader(request, book, reader_token)
+    corpus = await request.app.state.library.loaded_corpus(book)
+    wanted = f"/books/{book}/pages/{quote(path)}"
+    page = next((p for p in corpus.pages if p.url == wanted), None)
+    if page is None:
+        raise HTTPException(404, f"the book {book!r} has no page {path!r}")
+    sections = []
+    anchored: set[str] = set()
+    for chunk in corpus.page_chunks(page.source_path):
+        anchor = ""
+        if chunk.anchor and chunk.anchor not in anchored:
+            anchored.add(chunk.anchor)
+            anchor = f' id="{html.escape(chunk.anchor)}"'
+        sections.append(f"<section{anchor}>{render_markdown(chunk.text[chunk.overlap_chars :])}</section>")
+    return HTMLResponse(UPLOADED_PAGE.format(
+        title=html.escape(page.title), book=html.escape(book), lesson_id=html.escape(page.lesson_id),
+        content="\n".join(sections),
+    ))
+
+
+@router.get("/books/{book}/files/{path:path}", response_model=None)
+async def book_file(
+    request: Request,
+    book: str,
+    path: str,
+    format: Literal["viewer", "pdf"] = "viewer",
+    download: bool = False,
+    reader_token: str | None = Query(None, max_length=2000),
+) -> HTMLResponse | FileResponse:
+    _check_reader(request, book, reader_token)
     folder = request.app.state.settings.files_dir(book).resolve()
     file = (folder / path).resolve()
     if not file.is_relative_to(folder) or not file.is_file() or file.suffix.lower() != ".pdf":
@@ -96,6 +126,29 @@ VIEWER_PAGE = """<!doctype html>
 <header><h1>{title}</h1><span id="page" aria-live="polite">Loading…</span><a href="{download}">Download PDF</a></header>
 <div id="viewerContainer"><div id="viewer" class="pdfViewer"></div></div>
 <script type="module" src="/viewer/viewer.js"></script>
+</body>
+</html>
+"""
+
+
+UPLOADED_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} · Lectern</title>
+<style>
+  :root {{ color-scheme: light dark; font-family: system-ui, sans-serif; line-height: 1.6; }}
+  main {{ max-width: 48rem; margin: 0 auto; padding: 1.5rem; }}
+  pre {{ overflow-x: auto; background: #8881; padding: 0.75rem; border-radius: 6px; }}
+  table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #8886; padding: 0.3rem 0.5rem; }}
+</style>
+</head>
+<body>
+<main><article data-lesson-id="{lesson_id}">
+{content}
+</article></main>
+<script src="/widget.js" defer data-api-url="" data-book-id="{book}" data-lesson-id="{lesson_id}"></script>
 </body>
 </html>
 """

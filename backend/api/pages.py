@@ -21,6 +21,11 @@ _markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
 router = APIRouter(include_in_schema=False)
 
 
+def render_markdown(text: str) -> str:
+    """A passage as HTML; raw HTML in it is shown as text, never run."""
+    return _markdown.render(text)
+
+
 @router.get("/widget.js")
 async def widget_js() -> FileResponse:
     if not WIDGET_JS.exists():
@@ -64,7 +69,7 @@ def render_page(request: Request, corpus: BookCorpus, page: Page) -> str:
     sections: list[str] = []
     anchored: set[str] = set()
     for chunk in corpus.page_chunks(page.source_path):
-        body = _markdown.render(chunk.text[chunk.overlap_chars :])
+        body = render_markdown(chunk.text[chunk.overlap_chars :])
         anchor = ""
         if chunk.anchor and chunk.anchor not in anchored:  # a split section's first part
             anchored.add(chunk.anchor)

@@ -245,6 +245,14 @@ class BookIndex:
         self.remove_stale_collections()
         return name
 
+    def drop(self) -> None:
+        """Removes the book's index: its alias and every build."""
+        if self.current_collection():
+            self.client.update_collection_aliases(
+                [models.DeleteAliasOperation(delete_alias=models.DeleteAlias(alias_name=self.alias))]
+            )
+        self.remove_stale_collections()
+
     def remove_stale_collections(self) -> None:
         """Drops this book's collections that the alias does not point at (old or unfinished)."""
         current = self.current_collection()

@@ -123,12 +123,13 @@ class BookCorpus:
 
     def semantic_scores(self, query_vector: np.ndarray) -> np.ndarray:
         """Every passage's cosine similarity to the question, rescaled so that 0 is the
-        question's average similarity to the whole book and 1 a perfect match (floored at 0)."""
+        question's average similarity to the whole book and 1 a perfect match (floored at 0).
+        A book of one passage has no average to compare with: its score is the cosine."""
         if not len(self.vectors):
             return np.zeros(0)
         unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
         cosines = (self.vectors @ unit).astype(np.float64)
-        mean = cosines.mean()
+        mean = cosines.mean() if len(cosines) > 1 else 0.0
         return np.maximum(0.0, (cosines - mean) / (1 - mean))
 
     def page_chunks(self, source_path: str) -> list[Chunk]:

@@ -127,6 +127,10 @@ def test_a_questionnaire_is_answered_reviewed_and_exported(browser: Browser, con
     second.get_by_test_id("save").click()
     expect(second).to_contain_text("✓ approved")
     expect(page.locator("#q-title")).to_contain_text("2 approved")
+    second.get_by_test_id("serve-row").click()  # the approved row, offered to readers
+    expect(page.get_by_test_id("c-answer")).to_have_value("Steppers move in exact steps without feedback.")
+    expect(page.get_by_test_id("c-passage").first).to_be_visible()
+    page.locator("#c-cancel").click()
 
     page.get_by_test_id("q-filter").select_option("status=NOT_FOUND")
     statuses = page.locator("[data-testid=q-row] .status")

@@ -1,0 +1,179 @@
+"""A book's uploaded sources: the markdown, text and PDF files a maintainer adds and deletes
+from the console. They are kept in `<data>/sources/<book>/` and the book is indexed from there;
+each change re-indexes it in the serving process, embedding only the passages that changed
+(readers get answers from the previous build meanwhile). Uploaded text pages are served at
+`/books/{book}/pages/{file}` (their citations link there); PDFs at `/books/{book}/files/{file}`.
+
+A book ingested from a folder with `lectern ingest` is not managed here: its sources are that
+folder's files, and uploading beside them would index the uploads alone.
+"""
+
+import asyncio
+import os
+import re
+import shutil
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from backend.engine import Library
+from backend.retrieval.index import BookIndex
+from ingest_scripts.markdown import FrontMatterError
+from ingest_scripts.pdf import PdfError, read_pdf
+from ingest_scripts.pipeline import IngestError, IngestReport, ingest, plan_book
+
+ACCEPTED = (".md", ".txt", ".pdf")
+_NAME = re.compile(r"[\w][\w .()+-]{0,150}")
+UPLOADED = "uploads"  # the index metadata "sources" of a book built from its uploads
+
+
+class SourcesError(ValueError):
+    """An upload or deletion that cannot be done as asked (a 400 with this message)."""
+
+
+class NotManaged(SourcesError):
+    """The book is ingested from a folder, not from uploads (a 409)."""
+
+
+class SourceFile(BaseModel):
+    name: str
+    bytes: int
+    modified: datetime
+
+
+class Reindexed(BaseModel):
+    files: list[SourceFile]
+    pages: int
+    chunks: int
+    embedded: int
+    problems: list[str]
+
+
+class Sources:
+    def __init__(self, library: Library):
+        self.library = library
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    def folder(self, book: str) -> Path:
+        return self.library.settings.sources_dir(book)
+
+    def files(self, book: str) -> list[SourceFile]:
+        folder = self.folder(book)
+        if not folder.is_dir():
+            return []
+        return [
+            SourceFile(name=path.name, bytes=path.stat().st_size,
+                       modified=datetime.fromtimestamp(path.stat().st_mtime, UTC))
+            for path in sorted(folder.iterdir())
+            if path.is_file() and not path.name.startswith(".")
+        ]
+
+    def managed(self, book: str) -> bool:
+        """The book has no index yet, or was built from its uploads."""
+        index = BookIndex(self.library.client, book)
+        return index.current_collection() is None or index.metadata().get("sources") == UPLOADED
+
+    async def add(self, book: str, name: str, data: bytes) -> Reindexed:
+        """Stores the file (replacing one of that name) and re-indexes the book; a file that
+        cannot be read, or that makes the book unreadable, is refused and nothing changes."""
+        suffix = _checked_name(name)
+        async with self._lock(book):
+            await asyncio.to_thread(self._check_managed, book)
+            await asyncio.to_thread(_check_readable, name, suffix, data)
+            target = self.folder(book) / name
+            previous = target.read_bytes() if target.is_file() else None
+            await asyncio.to_thread(_write, target, data)
+            try:
+                return await asyncio.to_thread(self._reindex, book)
+            except SourcesError:
+                await asyncio.to_thread(_restore, target, previous)
+                raise
+
+    async def remove(self, book: str, name: str) -> Reindexed:
+        _checked_name(name)
+        async with self._lock(book):
+            await asyncio.to_thread(self._check_managed, book)
+            target = self.folder(book) / name
+            if not target.is_file():
+                raise LookupError(f"the book {book!r} has no uploaded source {name!r}")
+            kept = target.read_bytes()
+            target.unlink()
+            try:
+                return await asyncio.to_thread(self._reindex, book)
+            except SourcesError:
+                await asyncio.to_thread(_restore, target, kept)
+                raise
+
+    def _lock(self, book: str) -> asyncio.Lock:
+        return self._locks.setdefault(book, asyncio.Lock())
+
+    def _check_managed(self, book: str) -> None:
+        if not self.managed(book):
+            raise NotManaged(
+                f"The book {book!r} is ingested from a folder with `lectern ingest`: add or delete "
+                "files there and ingest it again."
+            )
+
+    def _reindex(self, book: str) -> Reindexed:
+        settings = self.library.settings
+        index = BookIndex(self.library.client, book)
+        files = self.files(book)
+        if not files:  # the last source deleted: the book has nothing to answer from
+            index.drop()
+            shutil.rmtree(settings.files_dir(book), ignore_errors=True)
+            self.library.forget(book)
+            return Reindexed(files=[], pages=0, chunks=0, embedded=0, problems=[])
+        try:
+            plan = plan_book(self.folder(book), book, f"/books/{book}/pages", layout_name="plain", text_files=True)
+            report: IngestReport = ingest(plan, index, self.library.embedder, files_dir=settings.files_dir(book))
+        except (IngestError, FrontMatterError, ValueError) as exc:
+            raise SourcesError(str(exc)) from None
+        index.add_metadata({"sources": UPLOADED})
+        return Reindexed(files=files, pages=report.pages, chunks=report.chunks, embedded=report.embedded,
+                         problems=report.problems)
+
+
+def _checked_name(name: str) -> str:
+    suffix = Path(name).suffix.lower()
+    if not _NAME.fullmatch(name) or suffix not in ACCEPTED:
+        raise SourcesError(
+            f"{name!r}: a source is a file name (letters, digits, spaces, `.-_()+`) ending in "
+            + ", ".join(ACCEPTED)
+        )
+    return suffix
+
+
+def _check_readable(name: str, suffix: str, data: bytes) -> None:
+    if not data:
+        raise SourcesError(f"{name}: the file is empty")
+    if suffix != ".pdf":
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise SourcesError(f"{name}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "upload.pdf"
+        path.write_bytes(data)
+        try:
+            pdf = read_pdf(path, name)
+        except PdfError as exc:
+            raise SourcesError(str(exc)) from None
+        if not any(block.kind == "text" for block in pdf.blocks):
+            raise SourcesError(f"{name}: no page has a text layer (a scanned document?); OCR it first")
+
+
+def _write(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.part")
+    partial.write_bytes(data)
+    os.replace(partial, target)
+
+
+def _restore(target: Path, previous: bytes | None) -> None:
+    if previous is None:
+        target.unlink(missing_ok=True)
+    else:
+        _write(target, previous)

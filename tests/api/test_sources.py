@@ -1,0 +1,102 @@
+"""Sources uploaded from the console (issue 14): markdown, text and PDF files added and deleted
+through /api/admin/books/{book}/sources, each change re-indexed incrementally; bad files are
+refused with a message and change nothing; a book ingested from a folder is left alone."""
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.support import pdfs
+from tests.support.books import app_client, copy_data_dir
+
+TOKEN = {"Authorization": "Bearer sources-token"}
+BOILER = b"""# Boiler
+
+## Servicing
+
+The boiler is serviced every spring by a registered engineer, who checks the flue and the pressure.
+"""
+HEATING = "Radiators are bled in October so that trapped air does not stop them heating the top floor.\n"
+
+
+@pytest.fixture
+def notes(tmp_path: Path) -> TestClient:
+    """An app whose book "notes" has no index yet."""
+    with app_client(tmp_path / "data", book="notes", LECTERN_ADMIN_TOKEN="sources-token") as client:
+        yield client
+
+
+def _ask(client: TestClient, question: str) -> dict:
+    return client.post("/api/chat/query", json={"query": question}).json()
+
+
+def test_uploaded_sources_are_answered_from_and_deleted_ones_are_not(notes: TestClient, tmp_path: Path) -> None:
+    assert notes.get("/api/admin/books/notes/sources", headers=TOKEN).json() == {"managed": True, "files": []}
+    first = notes.put("/api/admin/books/notes/sources/boiler.md", content=BOILER, headers=TOKEN)
+    assert first.status_code == 200 and (first.json()["pages"], first.json()["embedded"]) == (1, 1)
+    alone = _ask(notes, "How often is the boiler serviced?")  # a book of one passage answers too
+    assert alone["status"] == "found" and "every spring" in alone["response"]
+    text = notes.put("/api/admin/books/notes/sources/heating notes.txt", content=HEATING.encode(), headers=TOKEN)
+    assert text.json()["pages"] == 2 and text.json()["embedded"] == 1  # only the new file is embedded
+    pdfs.handbook(tmp_path / "handbook.pdf")
+    pdf = notes.put("/api/admin/books/notes/sources/handbook.pdf", content=(tmp_path / "handbook.pdf").read_bytes(),
+                    headers=TOKEN)
+    assert pdf.json()["pages"] == 5
+    listed = notes.get("/api/admin/books/notes/sources", headers=TOKEN).json()
+    assert [f["name"] for f in listed["files"]] == ["boiler.md", "handbook.pdf", "heating notes.txt"]
+
+    answer = _ask(notes, "How often is the boiler serviced?")
+    assert answer["status"] == "found"
+    source = answer["sources"][0]
+    assert source["url"] == "http://testserver/books/notes/pages/boiler.md#servicing" and source["page"] is None
+    page = notes.get("/books/notes/pages/boiler.md")
+    assert page.status_code == 200 and 'id="servicing"' in page.text and "registered engineer" in page.text
+    radiators = _ask(notes, "When are the radiators bled?")["sources"][0]
+    assert radiators["url"] == "http://testserver/books/notes/pages/heating%20notes.txt"
+    assert notes.get("/books/notes/pages/heating notes.txt").status_code == 200
+    assert _ask(notes, "Is mould excluded?")["sources"][0]["page"] == 3
+
+    again = notes.put("/api/admin/books/notes/sources/boiler.md", content=BOILER, headers=TOKEN)
+    assert again.json()["embedded"] == 0  # nothing changed, nothing embedded
+    gone = notes.delete("/api/admin/books/notes/sources/boiler.md", headers=TOKEN)
+    assert gone.status_code == 200 and gone.json()["pages"] == 4
+    assert all("boiler" not in s["url"] for s in _ask(notes, "How often is the boiler serviced?")["sources"])
+    assert notes.get("/books/notes/pages/boiler.md").status_code == 404
+    for name in ("handbook.pdf", "heating notes.txt"):
+        assert notes.delete(f"/api/admin/books/notes/sources/{name}", headers=TOKEN).status_code == 200
+    assert notes.post("/api/chat/query", json={"query": "Is mould excluded?"}).status_code == 404
+    assert notes.get("/books/notes/files/handbook.pdf").status_code == 404
+
+
+def test_bad_uploads_are_refused_with_a_message_and_change_nothing(notes: TestClient, tmp_path: Path) -> None:
+    notes.put("/api/admin/books/notes/sources/boiler.md", content=BOILER, headers=TOKEN)
+    pdfs.encrypted(tmp_path / "locked.pdf")
+    pdfs.with_scanned_page(tmp_path / "scan-only.pdf", tmp_path)
+    cases = [
+        ("program.exe", b"MZ", 400, "ending in .md, .txt, .pdf"),
+        (".hidden.md", b"# x", 400, "a source is a file name"),
+        ("latin.txt", "caf\u00e9".encode("latin-1"), 400, "not UTF-8 text"),
+        ("empty.md", b"", 400, "the file is empty"),
+        ("locked.pdf", (tmp_path / "locked.pdf").read_bytes(), 400, "the PDF is encrypted"),
+        ("broken.md", b"---\ntitle: [unclosed\n---\n# x\n", 400, "front matter"),
+    ]
+    for name, data, status, message in cases:
+        response = notes.put(f"/api/admin/books/notes/sources/{name}", content=data, headers=TOKEN)
+        assert response.status_code == status and message in response.json()["detail"], name
+    listed = notes.get("/api/admin/books/notes/sources", headers=TOKEN).json()
+    assert [f["name"] for f in listed["files"]] == ["boiler.md"]
+    assert notes.delete("/api/admin/books/notes/sources/missing.md", headers=TOKEN).status_code == 404
+    assert notes.put("/api/admin/books/notes/sources/a.md", content=b"# a\n\nText here.\n").status_code == 401
+    assert notes.put("/api/admin/books/notes/sources/a.md", content=b"# a", headers={"Authorization": "Bearer no"}).status_code == 403
+
+
+def test_a_large_upload_gets_413_and_a_book_ingested_from_a_folder_gets_409(motors_template: Path, tmp_path: Path) -> None:
+    data = copy_data_dir(motors_template, tmp_path / "data")
+    with app_client(data, LECTERN_ADMIN_TOKEN="sources-token", LECTERN_MAX_UPLOAD_BYTES=1000) as client:
+        assert client.get("/api/admin/books/motors/sources", headers=TOKEN).json()["managed"] is False
+        refused = client.put("/api/admin/books/motors/sources/extra.md", content=b"# Extra\n\nMore text.\n", headers=TOKEN)
+        assert refused.status_code == 409 and "lectern ingest" in refused.json()["detail"]
+        large = client.put("/api/admin/books/motors/sources/big.md", content=b"x" * 2000, headers=TOKEN)
+        assert large.status_code == 413 and "1000 bytes" in large.json()["detail"]
+        assert client.post("/api/chat/query", json={"query": "How does a servo hold its position?"}).status_code == 200
