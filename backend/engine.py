@@ -10,7 +10,7 @@ from backend.agent.agent import AnswerEngine
 from backend.agent.providers import ModelFactory
 from backend.config import Settings
 from backend.retrieval import lexical
-from backend.retrieval.embeddings import make_embedder
+from backend.retrieval.embeddings import Embedder, LocalEmbedder, make_embedder
 from backend.retrieval.index import BookIndex, BookNotIngested, IndexUnavailable, open_client
 from backend.retrieval.search import BookCorpus, RetrievalMode, Retriever
 
@@ -31,6 +31,7 @@ class Library:
         self.embedder = make_embedder(settings)
         self.models = ModelFactory(settings)
         self._engines: dict[tuple[str, str], AnswerEngine] = {}
+        self._reference: LocalEmbedder | None = None
         self._opening = threading.Lock()
 
     @property
@@ -51,9 +52,19 @@ class Library:
             if index.metadata().get("analyzer") != lexical.ANALYZER:
                 log.warning("book %r was indexed by an older Lectern: run `lectern ingest` again "
                             "for the best keyword matching", key[0])
-            retriever = Retriever(index, self.embedder, mode)
+            retriever = Retriever(index, self._embedder_for(index), mode)
             self._engines[key] = AnswerEngine(retriever, self.models, self.settings.top_k)
         return self._engines[key]
+
+    def _embedder_for(self, index: BookIndex) -> Embedder:
+        """Questions are embedded by the model the book's index was built with: a book indexed
+        with the PyTorch build of the local model keeps being served by it until re-ingested."""
+        built_with = index.metadata().get("embedder")
+        if built_with == LocalEmbedder.name and self.embedder.name != built_with:
+            if self._reference is None:
+                self._reference = LocalEmbedder()
+            return self._reference
+        return self.embedder
 
     def forget(self, book: str) -> None:
         """Drops the engines of a book whose index was removed (readers get 404 again)."""

@@ -8,7 +8,15 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from backend.config import Settings
@@ -21,6 +29,11 @@ from ingest_scripts.pipeline import BookPlan, IngestError, IngestReport, ingest,
 
 err = Console(stderr=True, soft_wrap=True)
 LayoutChoice = Enum("LayoutChoice", {name: name for name in LAYOUTS}, type=str)
+
+
+class PassageRate(ProgressColumn):
+    def render(self, task: Task) -> str:
+        return f"{task.speed:.1f} passages/s" if task.speed else ""
 
 
 def fail(message: str) -> typer.Exit:
@@ -64,7 +77,8 @@ def ingest_command(
         client = open_client(settings, timeout=INGEST_TIMEOUT_S)
         try:
             with Progress(
-                TextColumn("[bold]embedding"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                TextColumn("[bold]embedding"), BarColumn(), MofNCompleteColumn(), PassageRate(),
+                TimeRemainingColumn(),
                 console=err, transient=True, disable=json_output,
             ) as progress:
                 task = progress.add_task("embed", total=None)
@@ -102,6 +116,7 @@ def print_summary(out: Console, report: IngestReport) -> None:
     out.print(
         f"[green]✓[/] {report.book} ({report.layout}): {report.pages} pages, {report.chunks} chunks "
         f"({report.embedded} embedded, {report.reused} reused, {report.removed} removed) in {report.seconds:.1f}s"
+        + (f" ({report.embedded / report.seconds:.1f} passages/s)" if report.embedded and report.seconds else "")
     )
     if report.calibration:
         out.print(

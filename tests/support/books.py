@@ -11,7 +11,7 @@ from qdrant_client import QdrantClient
 
 from backend.app import create_app
 from backend.config import Settings
-from backend.retrieval.embeddings import Embedder, LocalEmbedder
+from backend.retrieval.embeddings import Embedder, make_embedder
 from backend.retrieval.index import BookIndex
 from ingest_scripts.manifest import Manifest
 from ingest_scripts.pipeline import ingest, plan_book
@@ -59,14 +59,14 @@ maintainer_token_sha256 = "{hashlib.sha256(b"kitchen-token").hexdigest()}"
 reader_secret_env = "KITCHEN_READER_SECRET"
 """
 
-_embedder: LocalEmbedder | None = None
+_embedder: Embedder | None = None
 
 
-def local_embedder() -> LocalEmbedder:
-    """One model per test process (it takes seconds to load)."""
+def local_embedder() -> Embedder:
+    """The default local model, once per test process (it takes a moment to load)."""
     global _embedder
     if _embedder is None:
-        _embedder = LocalEmbedder()
+        _embedder = make_embedder(Settings())
     return _embedder
 
 
