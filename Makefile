@@ -18,9 +18,11 @@ $(BIN)/lectern: pyproject.toml
 
 setup: $(BIN)/lectern
 
-# The build makes widget.js (committed) and the PDF viewer (pdf.js, not committed).
+# The build makes widget.js (committed) and the PDF viewer (pdf.js, not committed). `npm install`
+# (it keeps to the lock file): npm 11's `npm ci` refuses this lock file for lacking entries of
+# other platforms' builds of @napi-rs/canvas, pdf.js's optional canvas for Node, unused here.
 widget/dist/viewer/viewer.js: $(wildcard widget/src/*.ts) widget/package.json
-	cd widget && npm ci --no-audit --no-fund && npm run build
+	cd widget && npm install --no-audit --no-fund && npm run build
 
 widget: widget/dist/viewer/viewer.js
 
