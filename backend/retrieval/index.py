@@ -23,6 +23,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException
 
 from backend.breaker import Breaker
 from backend.config import Settings
+from backend.retrieval import lexical
 from backend.retrieval.models import Chunk, Page
 
 DENSE = "dense"
@@ -225,6 +226,8 @@ class BookIndex:
                     "hash": chunk.content_hash,
                     "embed_hash": chunk.embedding_hash,
                     "page": page.model_dump(),
+                    # Its lexical terms, so that loading the book need not analyse every passage.
+                    "terms": sorted(set(lexical.terms(chunk.embedding_text))),
                 },
             )
             for chunk, page, dense, sparse in entries
@@ -301,10 +304,11 @@ class BookIndex:
 
     def chunks_with_vectors(
         self,
-    ) -> tuple[list[Chunk], list[list[float]], list[models.SparseVector]]:
-        """Every chunk of the served collection (in page order) with its dense and BM25 vectors."""
+    ) -> tuple[list[Chunk], list[list[float]], list[models.SparseVector], list[list[str] | None]]:
+        """Every chunk of the served collection (in page order) with its dense and BM25 vectors
+        and its lexical terms (None from a build that did not store them)."""
         name = self._served()
-        rows: list[tuple[Chunk, list[float], models.SparseVector]] = []
+        rows: list[tuple[Chunk, list[float], models.SparseVector, list[str] | None]] = []
         empty = models.SparseVector(indices=[], values=[])
         offset = None
         while True:
@@ -316,11 +320,11 @@ class BookIndex:
                 dense, sparse = vectors.get(DENSE), vectors.get(SPARSE)
                 if point.payload and isinstance(dense, list):
                     sparse = sparse if isinstance(sparse, models.SparseVector) else empty
-                    rows.append((_chunk(point.payload), dense, sparse))
+                    rows.append((_chunk(point.payload), dense, sparse, point.payload.get("terms")))
             if offset is None:
                 break
         rows.sort(key=lambda row: (row[0].source_path, row[0].position))
-        return [row[0] for row in rows], [row[1] for row in rows], [row[2] for row in rows]
+        return [row[0] for row in rows], [row[1] for row in rows], [row[2] for row in rows], [row[3] for row in rows]
 
     def pages(self) -> list[Page]:
         points, _ = self.client.scroll(
@@ -343,4 +347,6 @@ def match(**fields: str | int) -> models.Filter:
 
 
 def _chunk(payload: dict[str, Any]) -> Chunk:
-    return Chunk.model_validate({k: v for k, v in payload.items() if k not in ("hash", "embed_hash", "page")})
+    return Chunk.model_validate(
+        {k: v for k, v in payload.items() if k not in ("hash", "embed_hash", "page", "terms")}
+    )

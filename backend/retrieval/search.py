@@ -71,14 +71,17 @@ class BookCorpus:
 
     def __init__(self, index: BookIndex):
         self.collection = index.current_collection() or ""
-        self.chunks, vectors, sparse = index.chunks_with_vectors()
+        self.chunks, vectors, sparse, stored_terms = index.chunks_with_vectors()
         self.postings = lexical.Postings(sparse)
         self.vectors = np.asarray(vectors, dtype=np.float32)
         norms = np.linalg.norm(self.vectors, axis=1, keepdims=True)
         self.vectors /= np.where(norms == 0, 1, norms)
         self.row = {chunk.id: i for i, chunk in enumerate(self.chunks)}
         self.pages = index.pages()
-        self.terms = {c.id: frozenset(lexical.terms(c.embedding_text)) for c in self.chunks}
+        self.terms = {
+            c.id: frozenset(stored if stored is not None else lexical.terms(c.embedding_text))
+            for c, stored in zip(self.chunks, stored_terms, strict=True)
+        }
         self.df = Counter(term for terms in self.terms.values() for term in terms)
         self._heading_terms: dict[str, frozenset[str]] = {}
         self._by_page: dict[str, list[Chunk]] = {}

@@ -104,7 +104,7 @@ def ranked(
 
 
 def vectors_by_id(index: BookIndex) -> dict[str, list[float]]:
-    chunks, vectors, _ = index.chunks_with_vectors()
+    chunks, vectors, *_ = index.chunks_with_vectors()
     return {chunk.id: vector for chunk, vector in zip(chunks, vectors, strict=True)}
 
 
@@ -124,7 +124,7 @@ def test_first_ingest_embeds_everything(book: Path, index: BookIndex, embedder: 
     assert metadata.pop("calibration") == report.calibration.model_dump()
     assert metadata == {
         "embedder": embedder.name, "dimension": 384, "book": "tiny", "analyzer": lexical.ANALYZER}
-    chunks, vectors, _ = index.chunks_with_vectors()
+    chunks, vectors, *_ = index.chunks_with_vectors()
     assert len(chunks) == 6 and all(len(v) == 384 for v in vectors)
     assert {c.module for c in chunks if c.source_path.startswith("01-a/")} == {"Part A"}
     assert {c.module for c in chunks if c.source_path.startswith("02-b/")} == {""}
@@ -453,7 +453,7 @@ def test_real_book_ingests_with_full_metadata(tmp_path: Path, embedder: LocalEmb
         index = BookIndex(client, "physical-ai")
         report = ingest(plan_book(SHARED_BOOK, "physical-ai"), index, embedder)
         assert report.pages > 40 and report.dropped_questions == 0 and not report.skipped_files
-        chunks, vectors, _ = index.chunks_with_vectors()
+        chunks, vectors, *_ = index.chunks_with_vectors()
         assert len(chunks) == report.chunks > 500 and all(len(v) == 384 for v in vectors)
 
         for chunk in chunks:
