@@ -49,17 +49,17 @@ class Library:
             index = BookIndex(self.client, key[0])
             if index.current_collection() is None:
                 raise BookNotIngested(f"book {key[0]!r} has not been ingested yet")
-            if index.metadata().get("analyzer") != lexical.ANALYZER:
+            metadata = index.metadata()
+            if metadata.get("analyzer") != lexical.ANALYZER:
                 log.warning("book %r was indexed by an older Lectern: run `lectern ingest` again "
                             "for the best keyword matching", key[0])
-            retriever = Retriever(index, self._embedder_for(index), mode)
+            retriever = Retriever(index, self._embedder_for(metadata.get("embedder")), mode)
             self._engines[key] = AnswerEngine(retriever, self.models, self.settings.top_k)
         return self._engines[key]
 
-    def _embedder_for(self, index: BookIndex) -> Embedder:
+    def _embedder_for(self, built_with: str | None) -> Embedder:
         """Questions are embedded by the model the book's index was built with: a book indexed
         with the PyTorch build of the local model keeps being served by it until re-ingested."""
-        built_with = index.metadata().get("embedder")
         if built_with == LocalEmbedder.name and self.embedder.name != built_with:
             if self._reference is None:
                 self._reference = LocalEmbedder()
@@ -67,7 +67,8 @@ class Library:
         return self.embedder
 
     def forget(self, book: str) -> None:
-        """Drops the engines of a book whose index was removed (readers get 404 again)."""
+        """Drops the engines of a book whose index was removed (readers get 404 again) or rebuilt
+        with another embedding model (the next question loads it with that model)."""
         for key in [key for key in self._engines if key[0] == book]:
             del self._engines[key]
 

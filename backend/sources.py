@@ -9,7 +9,6 @@ folder's files, and uploading beside them would index the uploads alone.
 """
 
 import asyncio
-import os
 import re
 import shutil
 import tempfile
@@ -22,7 +21,7 @@ from backend.engine import Library
 from backend.retrieval.index import BookIndex
 from ingest_scripts.markdown import FrontMatterError
 from ingest_scripts.pdf import PdfError, read_pdf
-from ingest_scripts.pipeline import IngestError, IngestReport, ingest, plan_book
+from ingest_scripts.pipeline import IngestError, IngestReport, ingest, plan_book, write_whole
 
 ACCEPTED = (".md", ".txt", ".pdf")
 _NAME = re.compile(r"[\w][\w .()+-]{0,150}")
@@ -78,32 +77,29 @@ class Sources:
     async def add(self, book: str, name: str, data: bytes) -> Reindexed:
         """Stores the file (replacing one of that name) and re-indexes the book; a file that
         cannot be read, or that makes the book unreadable, is refused and nothing changes."""
-        suffix = _checked_name(name)
-        async with self._lock(book):
-            await asyncio.to_thread(self._check_managed, book)
-            await asyncio.to_thread(_check_readable, name, suffix, data)
-            target = self.folder(book) / name
-            previous = target.read_bytes() if target.is_file() else None
-            await asyncio.to_thread(_write, target, data)
-            try:
-                return await asyncio.to_thread(self._reindex, book)
-            except SourcesError:
-                await asyncio.to_thread(_restore, target, previous)
-                raise
+        _checked_name(name)
+        return await self._replace(book, name, data)
 
     async def remove(self, book: str, name: str) -> Reindexed:
         _checked_name(name)
+        return await self._replace(book, name, None)
+
+    async def _replace(self, book: str, name: str, data: bytes | None) -> Reindexed:
+        """Puts `data` in place of the source `name` (None deletes it) and re-indexes the book;
+        undone when the book cannot be indexed with it."""
         async with self._lock(book):
             await asyncio.to_thread(self._check_managed, book)
+            if data is not None:
+                await asyncio.to_thread(_check_readable, name, data)
             target = self.folder(book) / name
-            if not target.is_file():
+            previous = await asyncio.to_thread(_contents, target)
+            if data is None and previous is None:
                 raise LookupError(f"the book {book!r} has no uploaded source {name!r}")
-            kept = target.read_bytes()
-            target.unlink()
+            await asyncio.to_thread(_put, target, data)
             try:
                 return await asyncio.to_thread(self._reindex, book)
             except SourcesError:
-                await asyncio.to_thread(_restore, target, kept)
+                await asyncio.to_thread(_put, target, previous)
                 raise
 
     def _lock(self, book: str) -> asyncio.Lock:
@@ -130,25 +126,25 @@ class Sources:
             report: IngestReport = ingest(plan, index, self.library.embedder, files_dir=settings.files_dir(book))
         except (IngestError, FrontMatterError, ValueError) as exc:
             raise SourcesError(str(exc)) from None
+        if report.rebuild_reason:  # another embedding model: questions must be embedded by it
+            self.library.forget(book)
         index.add_metadata({"sources": UPLOADED})
         return Reindexed(files=files, pages=report.pages, chunks=report.chunks, embedded=report.embedded,
                          problems=report.problems)
 
 
-def _checked_name(name: str) -> str:
-    suffix = Path(name).suffix.lower()
-    if not _NAME.fullmatch(name) or suffix not in ACCEPTED:
+def _checked_name(name: str) -> None:
+    if not _NAME.fullmatch(name) or Path(name).suffix.lower() not in ACCEPTED:
         raise SourcesError(
             f"{name!r}: a source is a file name (letters, digits, spaces, `.-_()+`) ending in "
             + ", ".join(ACCEPTED)
         )
-    return suffix
 
 
-def _check_readable(name: str, suffix: str, data: bytes) -> None:
+def _check_readable(name: str, data: bytes) -> None:
     if not data:
         raise SourcesError(f"{name}: the file is empty")
-    if suffix != ".pdf":
+    if Path(name).suffix.lower() != ".pdf":
         try:
             data.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -165,15 +161,13 @@ def _check_readable(name: str, suffix: str, data: bytes) -> None:
             raise SourcesError(f"{name}: no page has a text layer (a scanned document?); OCR it first")
 
 
-def _write(target: Path, data: bytes) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(f".{target.name}.part")
-    partial.write_bytes(data)
-    os.replace(partial, target)
+def _contents(target: Path) -> bytes | None:
+    return target.read_bytes() if target.is_file() else None
 
 
-def _restore(target: Path, previous: bytes | None) -> None:
-    if previous is None:
+def _put(target: Path, data: bytes | None) -> None:
+    """`data` as the file's contents; None: no such file."""
+    if data is None:
         target.unlink(missing_ok=True)
     else:
-        _write(target, previous)
+        write_whole(target, data)

@@ -27,6 +27,7 @@ from ingest_scripts.markdown import (
     drop_unanswered_questions,
     group_sections,
     page_kind,
+    placed,
 )
 from ingest_scripts.permalinks import page_url
 
@@ -100,7 +101,7 @@ def read_page(html: str) -> HtmlPage | None:
     description = tree.css_first("meta[name=description]")
     return HtmlPage(
         title=title,
-        blocks=_placed(list(_blocks(content))),
+        blocks=placed(list(_blocks(content))),
         canonical=(canonical.attributes.get("href") or "").strip() if canonical else "",
         module=module,
         tags=[_squash(tag.text()) for tag in tree.css("a[rel~=tag]")],
@@ -478,14 +479,3 @@ def _outermost(node: LexborNode, tags: frozenset[str]) -> Iterator[LexborNode]:
         else:
             yield from _outermost(child, tags)
 
-
-def _placed(blocks: list[Block]) -> list[Block]:
-    """The blocks with their offsets in the page's text (blocks joined by blank lines)."""
-    placed: list[Block] = []
-    start = 0
-    for block in blocks:
-        placed.append(
-            Block(block.kind, start, start + len(block.text), block.text, block.level, block.anchor)
-        )
-        start += len(block.text) + 2
-    return placed

@@ -8,7 +8,7 @@ imports/exports and JSX tags, with character offsets into the source file.
 import math
 import re
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 import yaml
@@ -72,6 +72,17 @@ class Block:
     level: int = 0  # heading level
     anchor: str = ""  # a heading's anchor, once known
     page: int = 0  # a PDF's page number (1-based); 0 for pages of a site
+
+
+def placed(blocks: list[Block]) -> list[Block]:
+    """The blocks with their offsets in the text they make joined by blank lines (what a built
+    HTML page or a PDF has in place of a source file)."""
+    out: list[Block] = []
+    start = 0
+    for block in blocks:
+        out.append(replace(block, start=start, end=start + len(block.text)))
+        start += len(block.text) + 2
+    return out
 
 
 @dataclass

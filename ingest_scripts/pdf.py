@@ -31,10 +31,10 @@ from ingest_scripts.markdown import (
     chunks_of,
     group_sections,
     humanize,
+    placed,
     titled_kind,
 )
 
-_LINE_BREAKS = "\r\n"
 _HYPHENS = "-\u00ad\u0002\ufffe"  # a hyphen, a soft hyphen, PDFium's marks of a line-end hyphen
 _PAGE_NUMBER = re.compile(
     r"\W*(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|/)\s*\d+)?\W*", re.IGNORECASE
@@ -71,7 +71,6 @@ class Line:
 @dataclass
 class PdfFile:
     title: str  # the document's metadata title, else "" (the caller names it after the file)
-    page_count: int
     blocks: list[Block]  # offsets in the document's text (its blocks joined by blank lines)
     scanned_pages: list[int] = field(default_factory=list)  # pages with images and no text
     has_outline: bool = False
@@ -94,7 +93,7 @@ def read_pdf(path: Path, name: str) -> PdfFile:
         for index in range(len(document)):
             page = document[index]
             page_lines = _lines(page, index + 1)
-            if not any(line.text.strip() for line in page_lines) and _has_images(page):
+            if not page_lines and _has_images(page):  # no text layer: a scanned page
                 scanned.append(index + 1)
             lines.extend(page_lines)
         outline = _outline(document)
@@ -110,7 +109,7 @@ def read_pdf(path: Path, name: str) -> PdfFile:
     else:
         _mark_heading_lines(lines, body)
     blocks = _blocks(lines, _vocabulary(lines))
-    return PdfFile(title, page_count, _placed(blocks), scanned, bool(outline))
+    return PdfFile(title, placed(blocks), scanned, bool(outline))
 
 
 def _check_complete(path: Path, name: str) -> None:
@@ -358,11 +357,17 @@ def _blocks(lines: list[Line], vocabulary: set[str]) -> list[Block]:
                 blocks.append(Block("text", 0, 0, text.strip(), page=paragraph[0].page))
             paragraph.clear()
 
-    heading: list[Line] = []
+    heading: list[Line] = []  # the lines of a heading set over several lines
+
+    def close_heading() -> None:
+        if heading:
+            text = " ".join(h.text for h in heading)
+            blocks.append(Block("heading", 0, 0, text, heading[0].heading, page=heading[0].page))
+            heading.clear()
+
     for line in lines:
         if heading and not (line.heading == heading[-1].heading and line.page == heading[-1].page):
-            blocks.append(Block("heading", 0, 0, " ".join(h.text for h in heading), heading[0].heading, page=heading[0].page))
-            heading = []
+            close_heading()
         if line.heading:
             close()
             heading.append(line)
@@ -381,8 +386,7 @@ def _blocks(lines: list[Line], vocabulary: set[str]) -> list[Block]:
             ):
                 close()
         paragraph.append(line)
-    if heading:
-        blocks.append(Block("heading", 0, 0, " ".join(h.text for h in heading), heading[0].heading, page=heading[0].page))
+    close_heading()
     close()
     return blocks
 
@@ -399,21 +403,12 @@ def _paragraph_text(lines: list[Line], vocabulary: set[str]) -> str:
     return text
 
 
-def _placed(blocks: list[Block]) -> list[Block]:
-    """The blocks with their offsets in the document's text (blocks joined by blank lines)."""
-    start = 0
-    for block in blocks:
-        block.start, block.end = start, start + len(block.text)
-        start = block.end + 2
-    return blocks
-
-
 def chunk_pdf(pdf: PdfFile, source_path: str, *, book: str, module: str, url: str) -> list[ParsedPage]:
     """The document's pages as Lectern pages: one per chapter when its top level (below a single
     title entry) has two headings or more, else one for the whole document. A chapter's page is
     `{file}#{n}`, titled after its heading, in the module named after the document; a document
     without chapters is one page titled after itself, in `module`. `url` opens the file."""
-    title = pdf.title or humanize(source_path.split("#", 1)[0])
+    title = pdf.title or humanize(source_path)
     headings = Counter(block.level for block in pdf.blocks if block.kind == "heading")
     chapter_level = next((level for level in sorted(headings) if headings[level] >= 2), None)
     if chapter_level is None:

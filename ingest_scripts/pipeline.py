@@ -3,7 +3,6 @@
 import filecmp
 import json
 import os
-import shutil
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -344,13 +343,15 @@ def ingest(
         if on_progress:
             on_progress(min(start + EMBED_BATCH, len(to_embed)), len(to_embed))
 
-    average = lexical.average_length(c.embedding_text for c in plan.chunks)
+    analysed = {chunk.id: lexical.terms(chunk.embedding_text) for chunk in plan.chunks}
+    average = lexical.average_length(analysed.values())
     entries = [
         (
             chunk,
             pages[chunk.source_path],
             reusable.get(chunk.id) or fresh[chunk.id],
-            lexical.document_vector(chunk.embedding_text, average),
+            lexical.document_vector(analysed[chunk.id], average),
+            analysed[chunk.id],
         )
         for chunk in plan.chunks
     ]
@@ -373,18 +374,22 @@ def ingest(
     return report
 
 
+def write_whole(target: Path, data: bytes) -> None:
+    """Writes a file so that a reader of it sees the old one or the new one, never half."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.part")
+    partial.write_bytes(data)
+    os.replace(partial, target)
+
+
 def publish_files(files: dict[str, Path], folder: Path) -> None:
     """Makes `folder` hold exactly `files` (path in the book → original), each file replaced
     whole so that a reader never downloads half of one."""
     folder.mkdir(parents=True, exist_ok=True)
     for rel, source in files.items():
         target = folder / rel
-        if target.is_file() and filecmp.cmp(source, target, shallow=False):
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f".{target.name}.part")
-        shutil.copyfile(source, partial)
-        os.replace(partial, target)
+        if not (target.is_file() and filecmp.cmp(source, target, shallow=False)):
+            write_whole(target, source.read_bytes())
     for stale in [path for path in folder.rglob("*") if path.is_file()]:
         if stale.relative_to(folder).as_posix() not in files:
             stale.unlink()

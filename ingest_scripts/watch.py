@@ -53,6 +53,8 @@ class BookWatcher:
         except (IngestError, FrontMatterError, LayoutError, ValueError) as exc:
             log.error("re-ingest failed; the last good build keeps serving: %s", exc)
             return None
+        if report.rebuild_reason:  # another embedding model: questions must be embedded by it
+            self.library.forget(self.book)
         if not report.unchanged:
             log.info("re-ingested", extra={
                 "book": self.book, "embedded": report.embedded, "reused": report.reused,

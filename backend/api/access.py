@@ -7,11 +7,13 @@ from backend.config import Settings
 from backend.registry import Registry, reader_token_problem
 
 
-def check_reader(request: Request, book: str) -> None:
+def check_reader(request: Request, book: str, query_token: str | None = None) -> None:
     """404 for a book the server does not serve, 403 for a page on another site, 401 without a
-    valid reader token for a private book; nothing at all without a registry."""
+    valid reader token for a private book; nothing at all without a registry. The token is the
+    X-Reader-Token header, else `query_token` (a link opened in a new tab sends no header)."""
+    token = request.headers.get("x-reader-token") or query_token
     problem = reader_problem(request.app.state.registry, request.app.state.settings, book,
-                             request.headers.get("origin"), request.headers.get("x-reader-token"))
+                             request.headers.get("origin"), token)
     if problem:
         raise HTTPException(*problem)
 

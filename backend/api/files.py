@@ -16,8 +16,8 @@ from urllib.parse import quote, urlencode
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse
 
-from backend.api.access import reader_problem
-from backend.api.pages import render_markdown
+from backend.api.access import check_reader
+from backend.api.pages import rendered_sections
 from backend.retrieval.index import validate_book_id
 
 VIEWER_DIR = Path(__file__).resolve().parents[2] / "widget" / "dist" / "viewer"
@@ -45,11 +45,7 @@ def _check_reader(request: Request, book: str, reader_token: str | None) -> None
         validate_book_id(book)
     except ValueError as exc:
         raise HTTPException(404, str(exc)) from None
-    token = request.headers.get("x-reader-token") or reader_token
-    problem = reader_problem(request.app.state.registry, request.app.state.settings, book,
-                             request.headers.get("origin"), token)
-    if problem:
-        raise HTTPException(*problem)
+    check_reader(request, book, reader_token)
 
 
 @router.get("/books/{book}/pages/{path:path}")
@@ -62,17 +58,9 @@ async def uploaded_page(
     page = next((p for p in corpus.pages if p.url == wanted), None)
     if page is None:
         raise HTTPException(404, f"the book {book!r} has no page {path!r}")
-    sections = []
-    anchored: set[str] = set()
-    for chunk in corpus.page_chunks(page.source_path):
-        anchor = ""
-        if chunk.anchor and chunk.anchor not in anchored:
-            anchored.add(chunk.anchor)
-            anchor = f' id="{html.escape(chunk.anchor)}"'
-        sections.append(f"<section{anchor}>{render_markdown(chunk.text[chunk.overlap_chars :])}</section>")
     return HTMLResponse(UPLOADED_PAGE.format(
         title=html.escape(page.title), book=html.escape(book), lesson_id=html.escape(page.lesson_id),
-        content="\n".join(sections),
+        content=rendered_sections(corpus, page),
     ))
 
 

@@ -21,9 +21,19 @@ _markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
 router = APIRouter(include_in_schema=False)
 
 
-def render_markdown(text: str) -> str:
-    """A passage as HTML; raw HTML in it is shown as text, never run."""
-    return _markdown.render(text)
+def rendered_sections(corpus: BookCorpus, page: Page) -> str:
+    """The page's passages as HTML `<section>`s, the first part of each section with its anchor
+    as its id; raw HTML in a passage is shown as text, never run."""
+    sections: list[str] = []
+    anchored: set[str] = set()
+    for chunk in corpus.page_chunks(page.source_path):
+        body = _markdown.render(chunk.text[chunk.overlap_chars :])
+        anchor = ""
+        if chunk.anchor and chunk.anchor not in anchored:  # a split section's first part
+            anchored.add(chunk.anchor)
+            anchor = f' id="{html.escape(chunk.anchor)}"'
+        sections.append(f"<section{anchor}>{body}</section>")
+    return "\n".join(sections)
 
 
 @router.get("/widget.js")
@@ -66,15 +76,6 @@ def _demo_path(page: Page) -> str:
 
 
 def render_page(request: Request, corpus: BookCorpus, page: Page) -> str:
-    sections: list[str] = []
-    anchored: set[str] = set()
-    for chunk in corpus.page_chunks(page.source_path):
-        body = render_markdown(chunk.text[chunk.overlap_chars :])
-        anchor = ""
-        if chunk.anchor and chunk.anchor not in anchored:  # a split section's first part
-            anchored.add(chunk.anchor)
-            anchor = f' id="{html.escape(chunk.anchor)}"'
-        sections.append(f"<section{anchor}>{body}</section>")
     nav: list[str] = []
     module = None
     for other in corpus.pages:
@@ -89,7 +90,7 @@ def render_page(request: Request, corpus: BookCorpus, page: Page) -> str:
         book=html.escape(settings.book),
         lesson_id=html.escape(page.lesson_id),
         nav="\n".join(nav),
-        content="\n".join(sections),
+        content=rendered_sections(corpus, page),
     )
 
 

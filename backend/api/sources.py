@@ -2,6 +2,7 @@
 delete; each change re-indexes the book (backend/sources.py). Same maintainer token as the
 rest of /api/admin."""
 
+import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -26,7 +27,8 @@ class SourceList(BaseModel):
 async def list_sources(request: Request, book: Book) -> SourceList:
     """The files uploaded to the book, and whether its index is built from them."""
     sources = request.app.state.sources
-    return SourceList(managed=sources.managed(book), files=sources.files(book))
+    managed = await asyncio.to_thread(sources.managed, book)  # asks the vector store
+    return SourceList(managed=managed, files=sources.files(book))
 
 
 @router.put("/books/{book}/sources/{name}", openapi_extra={"requestBody": {"required": True, "content": {

@@ -23,7 +23,6 @@ from qdrant_client.http.exceptions import ResponseHandlingException
 
 from backend.breaker import Breaker
 from backend.config import Settings
-from backend.retrieval import lexical
 from backend.retrieval.models import Chunk, Page
 
 DENSE = "dense"
@@ -205,11 +204,13 @@ class BookIndex:
 
     def publish(
         self,
-        entries: Sequence[tuple[Chunk, Page, list[float], models.SparseVector]],
+        entries: Sequence[tuple[Chunk, Page, list[float], models.SparseVector, list[str]]],
         metadata: dict[str, Any],
         dimension: int,
     ) -> str:
-        """Writes a complete new collection, then atomically points the alias at it."""
+        """Writes a complete new collection, then atomically points the alias at it. Each entry
+        is a chunk, its page, its dense and BM25 vectors and its lexical terms (stored, so that
+        loading the book need not analyse every passage again)."""
         name = f"{self.alias}-{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:6]}"
         self.client.create_collection(
             name,
@@ -226,11 +227,10 @@ class BookIndex:
                     "hash": chunk.content_hash,
                     "embed_hash": chunk.embedding_hash,
                     "page": page.model_dump(),
-                    # Its lexical terms, so that loading the book need not analyse every passage.
-                    "terms": sorted(set(lexical.terms(chunk.embedding_text))),
+                    "terms": sorted(set(terms)),
                 },
             )
-            for chunk, page, dense, sparse in entries
+            for chunk, page, dense, sparse, terms in entries
         ]
         for start in range(0, len(points), 256):
             self.client.upsert(name, points[start : start + 256], wait=True)

@@ -93,8 +93,9 @@ def _index(term: str) -> int:
     return zlib.crc32(term.encode())
 
 
-def document_vector(text: str, average_length: float) -> models.SparseVector:
-    counts = Counter(terms(text))
+def document_vector(text_terms: Sequence[str], average_length: float) -> models.SparseVector:
+    """A passage's BM25 vector from its terms (`terms` of its text)."""
+    counts = Counter(text_terms)
     length = sum(counts.values())
     norm = K1 * (1 - B + B * length / max(average_length, 1.0))
     weights: dict[int, float] = {}
@@ -108,8 +109,8 @@ def query_vector(text: str) -> models.SparseVector:
     return models.SparseVector(indices=list(unique), values=[1.0] * len(unique))
 
 
-def average_length(texts: Iterable[str]) -> float:
-    lengths = [len(terms(t)) for t in texts]
+def average_length(term_lists: Iterable[Sequence[str]]) -> float:
+    lengths = [len(t) for t in term_lists]
     return sum(lengths) / len(lengths) if lengths else 1.0
 
 

@@ -9,6 +9,7 @@ import numpy as np
 from backend.config import Settings
 from backend.engine import Library
 from backend.retrieval.embeddings import LocalEmbedder, OnnxEmbedder, make_embedder
+from ingest_scripts.watch import BookWatcher
 from tests.support.books import ingest_into, write_book
 
 TEXTS = [
@@ -38,5 +39,9 @@ def test_a_book_is_asked_with_the_build_it_was_indexed_with(tmp_path: Path) -> N
     try:
         assert library.engine("old").retriever.embedder.name == LocalEmbedder.name
         assert library.engine("new").retriever.embedder.name == OnnxEmbedder.name
+        # Re-ingested in the serving process, the old book is rebuilt with the default model
+        # and asked with it from then on.
+        assert BookWatcher(library, docs, "old").reingest().rebuild_reason
+        assert library.engine("old").retriever.embedder.name == OnnxEmbedder.name
     finally:
         library.close()
