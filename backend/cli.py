@@ -156,16 +156,23 @@ def bench(
     questions: Annotated[Path, typer.Option(help="JSONL file with a \"question\" per line (eval format).")],
     readers: Annotated[int, typer.Option(help="Simulated readers asking at the same time.")] = 50,
     seconds: Annotated[float, typer.Option(help="How long to run.")] = 60,
-    think: Annotated[float, typer.Option(help="Mean seconds a reader reads before asking again.")] = 10,
+    think: Annotated[str, typer.Option(
+        help="Seconds a reader reads before asking again: a range (2-6, uniform) or a mean (10, exponential); 0 for none."
+    )] = "10",
 ) -> None:
     """Load-test a running server with simulated readers; prints latency and throughput."""
-    from backend.bench import run_bench
+    from backend.bench import ThinkTime, run_bench
+
+    try:
+        reading = ThinkTime.parse(think)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
 
     try:
         asked = [json.loads(line)["question"] for line in questions.read_text(encoding="utf-8").splitlines() if line.strip()]
     except (OSError, ValueError, KeyError) as exc:
         raise fail(f"{questions}: cannot read questions ({exc})") from None
-    report = asyncio.run(run_bench(url.rstrip("/"), asked, readers, seconds, think))
+    report = asyncio.run(run_bench(url.rstrip("/"), asked, readers, seconds, reading))
     typer.echo(json.dumps(report.summary(), indent=2))
     if report.errors:
         raise typer.Exit(code=1)

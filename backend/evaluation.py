@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from backend.agent.agent import AnswerEngine
+from backend.metrics import percentile
 from backend.question import Question, Turn
 
 Kind = Literal["answerable", "unanswerable", "selection", "followup", "cross_lesson"]
@@ -131,7 +132,7 @@ def score(questions: list[EvalQuestion], results: list[EvalResult]) -> dict[str,
         report[group] = {name: _rate(values) for name, values in metrics.items()}
         ordered = sorted(latencies[group])
         report[group]["latency_p50_ms"] = round(statistics.median(ordered), 1)
-        report[group]["latency_p95_ms"] = round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 1)
+        report[group]["latency_p95_ms"] = round(percentile(ordered, 0.95), 1)
         report[group]["questions"] = len(ordered)
     return report
 

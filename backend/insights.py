@@ -19,6 +19,7 @@ import numpy as np
 from pydantic import BaseModel
 from scipy.cluster.hierarchy import fcluster, linkage
 
+from backend.metrics import percentile
 from backend.retrieval.calibration import PROBES
 from backend.retrieval.embeddings import Embedder
 from backend.retrieval.search import Retriever
@@ -93,7 +94,7 @@ async def overview(store: Store, book: str, days: int, top: int = 10) -> Overvie
         questions=len(rows),
         status_mix={status: sum(1 for r in rows if r["status"] == status) for status in ("found", "partial", "not_found")},
         latency_p50_ms=round(statistics.median(latencies), 1) if latencies else 0.0,
-        latency_p95_ms=round(latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))], 1) if latencies else 0.0,
+        latency_p95_ms=round(percentile(latencies, 0.95), 1),
         per_day=[
             DayCount(day=day, **per_day.get(day, Counter()))
             for day in ((first + timedelta(days=n)).isoformat() for n in range(days + 1))

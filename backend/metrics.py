@@ -1,6 +1,15 @@
-"""Prometheus metrics (served at GET /metrics)."""
+"""Prometheus metrics (served at GET /metrics), and the percentile every latency report uses."""
+
+from collections.abc import Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
+
+
+def percentile(values: Iterable[float], share: float) -> float:
+    """The nearest-rank percentile of `values` (`share` 0.95: p95); 0 when there are none."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
+
 
 REGISTRY = CollectorRegistry()
 

@@ -4,10 +4,11 @@
 
 A book of N passages is made from the two shared corpora's real passages, copied as often as
 needed; each copy is an "edition" whose passages name it in their section and first sentence,
-so no two passages are the same text. For each size, in a fresh process (so memory is that
-size's alone): ingest with the default local embedder, then, as `lectern serve` does at start,
-load the index and answer a warm-up question; then answer the committed questions (offline
-model) and run their searches. Prints one JSON line per size and a markdown table.
+so no two passages are the same text. For each size, in fresh processes (so memory is that
+size's alone): one ingests with the default local embedder; then another, as `lectern serve`
+does at start, loads the index and answers a warm-up question, then answers the committed
+questions (offline model) and runs their searches. Prints one JSON line per size and a
+markdown table, and draws them in docs/scale.png.
 """
 
 import json
@@ -46,13 +47,8 @@ def book_of(size: int):  # -> BookPlan (imported lazily: the parent process stay
     return plan
 
 
-def measure(size: int, data: Path) -> dict:
-    import asyncio
-
+def ingest_book(size: int, data: Path) -> dict:
     from backend.config import Settings
-    from backend.engine import Library
-    from backend.evaluation import load_questions
-    from backend.question import Question
     from backend.retrieval.embeddings import make_embedder
     from backend.retrieval.index import BookIndex, open_client
     from ingest_scripts.pipeline import ingest
@@ -66,9 +62,23 @@ def measure(size: int, data: Path) -> dict:
     ingest(plan, BookIndex(client, "scale"), embedder)
     ingest_s = time.perf_counter() - started
     client.close()
+    return {
+        "passages": len(plan.chunks), "ingest_s": round(ingest_s, 1),
+        "ingest_passages_per_s": round(len(plan.chunks) / ingest_s, 1), "ingest_rss_mb": _peak_rss_mb(),
+    }
+
+
+def serve_book(data: Path) -> dict:
+    import asyncio
+
+    from backend.config import Settings
+    from backend.engine import Library
+    from backend.evaluation import load_questions
+    from backend.metrics import percentile
+    from backend.question import Question
 
     started = time.perf_counter()
-    library = Library(settings)
+    library = Library(Settings(LECTERN_DATA_DIR=data, LECTERN_BOOK="scale"))
     engine = asyncio.run(library.loaded_engine())
     asyncio.run(engine.answer(Question(text="warm up")))
     ready_s = time.perf_counter() - started
@@ -83,36 +93,65 @@ def measure(size: int, data: Path) -> dict:
         searches.append((time.perf_counter() - started) * 1000)
     library.close()
     return {
-        "passages": len(plan.chunks), "ingest_s": round(ingest_s, 1),
-        "ingest_passages_per_s": round(len(plan.chunks) / ingest_s, 1),
-        "ready_s": round(ready_s, 1), "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-        "answer_p50_ms": round(statistics.median(answers), 1), "answer_p95_ms": round(_p95(answers), 1),
-        "search_p95_ms": round(_p95(searches), 1), "questions": len(questions),
+        "ready_s": round(ready_s, 1), "rss_mb": _peak_rss_mb(),
+        "answer_p50_ms": round(statistics.median(answers), 1), "answer_p95_ms": round(percentile(answers, 0.95), 1),
+        "search_p95_ms": round(percentile(searches, 0.95), 1), "questions": len(questions),
     }
 
 
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+def _peak_rss_mb() -> int:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+
+def _step(*args: str) -> dict:
+    out = subprocess.run([sys.executable, __file__, *args], check=True, capture_output=True, text=True, cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main(sizes: list[int]) -> None:
     rows = []
     for size in sizes:
         with tempfile.TemporaryDirectory() as data:
-            out = subprocess.run([sys.executable, __file__, "--one", str(size), data],
-                                 check=True, capture_output=True, text=True, cwd=ROOT)
-            rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
+            rows.append(_step("--ingest", str(size), data) | _step("--serve", data))
             print(json.dumps(rows[-1]), flush=True)
-    print("\n| passages | ingest | passages/s | ready | RSS | answer p50 / p95 | search p95 |")
-    print("|---|---|---|---|---|---|---|")
+    print("\n| passages | ingest | passages/s | ingest peak RSS | ready | server RSS | answer p50 / p95 | search p95 |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['passages']:,} | {r['ingest_s']} s | {r['ingest_passages_per_s']} | {r['ready_s']} s | "
-              f"{r['rss_mb']} MB | {r['answer_p50_ms']} / {r['answer_p95_ms']} ms | {r['search_p95_ms']} ms |")
+        print(f"| {r['passages']:,} | {r['ingest_s']} s | {r['ingest_passages_per_s']} | {r['ingest_rss_mb']:,} MB | "
+              f"{r['ready_s']} s | {r['rss_mb']:,} MB | {r['answer_p50_ms']} / {r['answer_p95_ms']} ms | "
+              f"{r['search_p95_ms']} ms |")
+    plot(rows, ROOT / "docs" / "scale.png")
+
+
+def plot(rows: list[dict], target: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = [r["passages"] for r in rows]
+    figure, (latency, start) = plt.subplots(1, 2, figsize=(9, 3.4))
+    for key, label in (("answer_p50_ms", "answer p50"), ("answer_p95_ms", "answer p95"), ("search_p95_ms", "search p95")):
+        latency.plot(sizes, [r[key] for r in rows], marker="o", label=label)
+    latency.axhline(200, color="grey", linestyle=":", label="goal: answer p95 200 ms")
+    latency.set(xscale="log", xlabel="passages", ylabel="ms", title="Latency (offline model)")
+    latency.legend(fontsize=8)
+    start.plot(sizes, [r["rss_mb"] / 1024 for r in rows], marker="o", color="tab:purple", label="server RSS (GB)")
+    start.axhline(2, color="tab:purple", linestyle=":", label="goal: 2 GB")
+    start.set(xscale="log", xlabel="passages", ylabel="GB", title="Memory and start-up")
+    ready = start.twinx()
+    ready.plot(sizes, [r["ready_s"] for r in rows], marker="s", color="tab:green", label="ready (s)")
+    ready.set_ylabel("s")
+    start.legend(loc="upper left", fontsize=8)
+    ready.legend(loc="lower right", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(target, dpi=110)
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--one":
-        print(json.dumps(measure(int(sys.argv[2]), Path(sys.argv[3]))))
+    if sys.argv[1] == "--ingest":
+        print(json.dumps(ingest_book(int(sys.argv[2]), Path(sys.argv[3]))))
+    elif sys.argv[1] == "--serve":
+        print(json.dumps(serve_book(Path(sys.argv[2]))))
     else:
         main([int(size) for size in sys.argv[1:]])

@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
+import numpy as np
 from pydantic import BaseModel
 
 from backend.retrieval import lexical
 from backend.retrieval.calibration import Calibration
 from backend.retrieval.embeddings import Embedder
-from backend.retrieval.index import BookIndex
+from backend.retrieval.index import POINT_FORMAT, BookIndex
 from backend.retrieval.models import Chunk, Page
 from backend.retrieval.search import Retriever
 from ingest_scripts.html_site import (
@@ -298,7 +299,8 @@ def ingest(
     unchanged = (
         bool(previous)
         and rebuild_reason is None
-        and previous.get("analyzer") == lexical.ANALYZER  # else the sparse vectors are stale
+        and previous.get("analyzer") == lexical.ANALYZER  # else the stored terms are stale
+        and previous.get("points") == POINT_FORMAT
         and wanted == {chunk_id: point.content_hash for chunk_id, point in stored.items()}
     )
     report = IngestReport(
@@ -334,25 +336,18 @@ def ingest(
         (chunk for chunk in plan.chunks if chunk.id not in reusable),
         key=lambda chunk: len(chunk.embedding_text),
     )
-    fresh: dict[str, list[float]] = {}
+    fresh: dict[str, np.ndarray] = {}
     for start in range(0, len(to_embed), EMBED_BATCH):
         batch = to_embed[start : start + EMBED_BATCH]
         vectors = embedder.embed_documents([c.embedding_text for c in batch])
         for chunk, vector in zip(batch, vectors, strict=True):
-            fresh[chunk.id] = vector
+            fresh[chunk.id] = np.asarray(vector, dtype=np.float32)
         if on_progress:
             on_progress(min(start + EMBED_BATCH, len(to_embed)), len(to_embed))
 
-    analysed = {chunk.id: lexical.terms(chunk.embedding_text) for chunk in plan.chunks}
-    average = lexical.average_length(analysed.values())
     entries = [
-        (
-            chunk,
-            pages[chunk.source_path],
-            reusable.get(chunk.id) or fresh[chunk.id],
-            lexical.document_vector(analysed[chunk.id], average),
-            analysed[chunk.id],
-        )
+        (chunk, pages[chunk.source_path], reusable[chunk.id] if chunk.id in reusable else fresh[chunk.id],
+         lexical.terms(chunk.embedding_text))
         for chunk in plan.chunks
     ]
     dimension = len(entries[0][2])

@@ -13,11 +13,12 @@ import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+import numpy as np
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException
 
@@ -26,7 +27,13 @@ from backend.config import Settings
 from backend.retrieval.models import Chunk, Page
 
 DENSE = "dense"
-SPARSE = "bm25"
+# What a point holds besides its dense vector: the chunk, its lexical terms as one string (a
+# list of strings costs ten times the memory in embedded Qdrant) and, on a page's first chunk,
+# the page. Bump when it changes: the next ingest then rebuilds the points (re-using vectors).
+POINT_FORMAT = "chunk+terms+first-page/2"
+# Points read per call: embedded Qdrant sorts every id of the collection on each call, so small
+# pages make reading a big book quadratic; a server's responses stay a few MB.
+SCROLL_PAGE = 4096
 BOOK_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
 
@@ -48,7 +55,7 @@ class ScoredChunk:
 class StoredPoint:
     content_hash: str
     embedding_hash: str
-    dense: list[float]
+    dense: np.ndarray  # float32: a book's vectors as Python floats would take six times the memory
 
 
 def open_client(settings: Settings, check: bool = True, timeout: float | None = None) -> QdrantClient:
@@ -188,52 +195,46 @@ class BookIndex:
         """Hash and dense vector of every chunk in the served collection, by chunk id."""
         name = self.current_collection()
         points: dict[str, StoredPoint] = {}
-        offset = None
-        while name:
-            batch, offset = self.client.scroll(
-                name, limit=256, offset=offset, with_payload=["hash", "embed_hash"], with_vectors=[DENSE]
-            )
-            for point in batch:
-                vector = point.vector[DENSE] if isinstance(point.vector, dict) else None
-                if point.payload and isinstance(vector, list):
-                    payload = point.payload
-                    points[str(point.id)] = StoredPoint(payload["hash"], payload.get("embed_hash", ""), vector)
-            if offset is None:
-                break
+        if name is None:
+            return points
+        for point in self._scroll(name, with_payload=["hash", "embed_hash"], with_vectors=[DENSE]):
+            vector = point.vector[DENSE] if isinstance(point.vector, dict) else None
+            if point.payload and isinstance(vector, list):
+                payload = point.payload
+                points[str(point.id)] = StoredPoint(
+                    payload["hash"], payload.get("embed_hash", ""), np.asarray(vector, dtype=np.float32))
         return points
 
     def publish(
         self,
-        entries: Sequence[tuple[Chunk, Page, list[float], models.SparseVector, list[str]]],
+        entries: Sequence[tuple[Chunk, Page, Sequence[float], list[str]]],
         metadata: dict[str, Any],
         dimension: int,
     ) -> str:
         """Writes a complete new collection, then atomically points the alias at it. Each entry
-        is a chunk, its page, its dense and BM25 vectors and its lexical terms (stored, so that
-        loading the book need not analyse every passage again)."""
+        is a chunk, its page, its dense vector and its lexical terms (stored, so that loading
+        the book need not analyse every passage again)."""
         name = f"{self.alias}-{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:6]}"
         self.client.create_collection(
             name,
             vectors_config={DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE)},
-            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
-            metadata=metadata,
+            metadata=metadata | {"points": POINT_FORMAT},
         )
-        points = [
-            models.PointStruct(
-                id=chunk.id,
-                vector={DENSE: dense, SPARSE: sparse},
-                payload={
-                    **chunk.model_dump(),
-                    "hash": chunk.content_hash,
-                    "embed_hash": chunk.embedding_hash,
-                    "page": page.model_dump(),
-                    "terms": sorted(set(terms)),
-                },
-            )
-            for chunk, page, dense, sparse, terms in entries
-        ]
-        for start in range(0, len(points), 256):
-            self.client.upsert(name, points[start : start + 256], wait=True)
+        for start in range(0, len(entries), 256):  # points made a batch at a time: less memory
+            self.client.upsert(name, [
+                models.PointStruct(
+                    id=chunk.id,
+                    vector={DENSE: np.asarray(dense, dtype=np.float32).tolist()},
+                    payload={
+                        **chunk.model_dump(),
+                        "hash": chunk.content_hash,
+                        "embed_hash": chunk.embedding_hash,
+                        "terms": " ".join(terms),
+                        **({"page": page.model_dump()} if chunk.position == 0 else {}),
+                    },
+                )
+                for chunk, page, dense, terms in entries[start : start + 256]
+            ], wait=True)
         operations: list[models.CreateAliasOperation | models.DeleteAliasOperation] = []
         if self.current_collection():
             operations.append(
@@ -271,70 +272,39 @@ class BookIndex:
             raise BookNotIngested(f"book {self.book!r} has not been ingested yet")
         return name
 
-    def rank(
-        self,
-        dense: list[float] | None,
-        sparse: models.SparseVector | None,
-        limit: int,
-        where: models.Filter | None = None,
-    ) -> list[tuple[str, float]]:
-        """(chunk id, score), best first, by dense, lexical, or both fused with reciprocal rank
-        fusion. Ids only: callers hold the chunks already, and embedded Qdrant deep-copies
-        every payload it returns. Asked through the alias, which names the served build at the
-        moment of the query: a re-ingest may delete the build `_served()` named a moment ago."""
-        self._served()  # BookNotIngested before there is a build
-        name = self.alias
-        if dense is not None and sparse is not None:
-            prefetch = [
-                models.Prefetch(query=dense, using=DENSE, limit=limit * 4, filter=where),
-                models.Prefetch(query=sparse, using=SPARSE, limit=limit * 4, filter=where),
-            ]
-            result = self.client.query_points(
-                name, prefetch=prefetch, query=models.FusionQuery(fusion=models.Fusion.RRF),
-                limit=limit, with_payload=False,
-            )
-        elif dense is not None or sparse is not None:
-            vector, using = (dense, DENSE) if dense is not None else (sparse, SPARSE)
-            result = self.client.query_points(
-                name, query=vector, using=using, limit=limit, query_filter=where, with_payload=False
-            )
-        else:
-            return []
-        return [(str(p.id), p.score) for p in result.points]
-
-    def chunks_with_vectors(
-        self,
-    ) -> tuple[list[Chunk], list[list[float]], list[models.SparseVector], list[list[str] | None]]:
-        """Every chunk of the served collection (in page order) with its dense and BM25 vectors
-        and its lexical terms (None from a build that did not store them)."""
+    def chunks_with_vectors(self) -> tuple[list[Chunk], np.ndarray, list[str | None]]:
+        """Every chunk of the served collection (in page order), its dense vector (a float32
+        row) and its lexical terms as ingest stored them, space-separated (None from a build
+        that did not store them so). Each page of points is converted as it arrives: a
+        vector as Python floats takes six times the memory."""
         name = self._served()
-        rows: list[tuple[Chunk, list[float], models.SparseVector, list[str] | None]] = []
-        empty = models.SparseVector(indices=[], values=[])
-        offset = None
-        while True:
-            points, offset = self.client.scroll(
-                name, limit=512, offset=offset, with_payload=True, with_vectors=[DENSE, SPARSE]
-            )
-            for point in points:
-                vectors = point.vector if isinstance(point.vector, dict) else {}
-                dense, sparse = vectors.get(DENSE), vectors.get(SPARSE)
-                if point.payload and isinstance(dense, list):
-                    sparse = sparse if isinstance(sparse, models.SparseVector) else empty
-                    rows.append((_chunk(point.payload), dense, sparse, point.payload.get("terms")))
-            if offset is None:
-                break
-        rows.sort(key=lambda row: (row[0].source_path, row[0].position))
-        return [row[0] for row in rows], [row[1] for row in rows], [row[2] for row in rows], [row[3] for row in rows]
+        chunks: list[Chunk] = []
+        vectors: list[np.ndarray] = []
+        terms: list[str | None] = []
+        for point in self._scroll(name, with_payload=True, with_vectors=[DENSE]):
+            dense = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
+            if point.payload and isinstance(dense, list):
+                chunks.append(_chunk(point.payload))
+                vectors.append(np.asarray(dense, dtype=np.float32))
+                stored = point.payload.get("terms")
+                terms.append(stored if isinstance(stored, str) else None)
+        order = sorted(range(len(chunks)), key=lambda i: (chunks[i].source_path, chunks[i].position))
+        matrix = np.stack([vectors[i] for i in order]) if order else np.zeros((0, 0), dtype=np.float32)
+        return [chunks[i] for i in order], matrix, [terms[i] for i in order]
 
     def pages(self) -> list[Page]:
-        points, _ = self.client.scroll(
-            self._served(),
-            scroll_filter=match(position=0),
-            limit=10_000,
-            with_payload=["page"],
-        )
-        pages = [Page.model_validate(p.payload["page"]) for p in points if p.payload]
-        return sorted(pages, key=lambda page: page.source_path)
+        points = self._scroll(self._served(), scroll_filter=match(position=0), with_payload=["page"])
+        return sorted((Page.model_validate(p.payload["page"]) for p in points if p.payload),
+                      key=lambda page: page.source_path)
+
+    def _scroll(self, name: str, **options: Any) -> Iterator[models.Record]:
+        """Every point of a collection that `options` (scroll's) select, SCROLL_PAGE at a time."""
+        offset = None
+        while True:
+            points, offset = self.client.scroll(name, limit=SCROLL_PAGE, offset=offset, **options)
+            yield from points
+            if offset is None:
+                return
 
 
 def match(**fields: str | int) -> models.Filter:

@@ -1,19 +1,16 @@
-"""Lexical (BM25) sparse vectors; Qdrant applies the IDF half through its IDF modifier."""
+"""The book's words: how text becomes lexical terms, and BM25 over them."""
 
 import math
 import re
 import threading
 import unicodedata
-import zlib
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
 import numpy as np
 import snowballstemmer
-from qdrant_client import models
 
-# Bump when `terms` changes: stored sparse vectors are then rebuilt on the next ingest.
+# Bump when `terms` changes: the terms stored with each passage are then rebuilt on the next ingest.
 ANALYZER = "snowball-en/greek-names/letter-digit/chat-fillers-2/acronym-words/acronym-plurals"
 K1 = 1.2
 B = 0.75
@@ -89,57 +86,73 @@ def stem(word: str) -> str:
     return stemmer.stemWord(word)
 
 
-def _index(term: str) -> int:
-    return zlib.crc32(term.encode())
-
-
-def document_vector(text_terms: Sequence[str], average_length: float) -> models.SparseVector:
-    """A passage's BM25 vector from its terms (`terms` of its text)."""
-    counts = Counter(text_terms)
-    length = sum(counts.values())
-    norm = K1 * (1 - B + B * length / max(average_length, 1.0))
-    weights: dict[int, float] = {}
-    for term, tf in counts.items():
-        weights[_index(term)] = weights.get(_index(term), 0.0) + tf * (K1 + 1) / (tf + norm)
-    return models.SparseVector(indices=list(weights), values=list(weights.values()))
-
-
-def query_vector(text: str) -> models.SparseVector:
-    unique = {_index(t) for t in terms(text)}
-    return models.SparseVector(indices=list(unique), values=[1.0] * len(unique))
-
-
-def average_length(term_lists: Iterable[Sequence[str]]) -> float:
-    lengths = [len(t) for t in term_lists]
-    return sum(lengths) / len(lengths) if lengths else 1.0
-
-
 class Postings:
-    """A book's BM25 vectors as an inverted index in memory. A query scores what Qdrant's sparse
-    query with the IDF modifier scores (idf = ln(1 + (N − df + 0.5) / (df + 0.5)) over the whole
-    collection; tests/unit/test_lexical.py compares the two rankings on the real book), without
-    embedded Qdrant's per-point Python loop (about 28 ms a query on the real book) or a round
-    trip to a Qdrant server."""
+    """A book's BM25 index in memory, built from each passage's terms (stored at ingest): for
+    every term, the rows that use it and their weights. A query scores Okapi BM25 with the
+    `idf` of Qdrant's sparse search with its IDF modifier, as that search does
+    (tests/unit/test_lexical.py compares the two), without embedded Qdrant's per-point Python
+    loop or a round trip to a Qdrant server."""
 
-    def __init__(self, vectors: Sequence[models.SparseVector]):
-        rows: dict[int, list[int]] = {}
-        weights: dict[int, list[float]] = {}
-        for row, vector in enumerate(vectors):
-            for index, weight in zip(vector.indices, vector.values, strict=True):
-                rows.setdefault(index, []).append(row)
-                weights.setdefault(index, []).append(weight)
-        self.size = len(vectors)
-        self._postings = {index: (np.array(rows[index]), np.array(weights[index])) for index in rows}
+    def __init__(self, documents: Iterable[Sequence[str]]):
+        """`documents`: each passage's terms, read one at a time (a big book's terms as strings
+        all at once would take more memory than the index)."""
+        vocabulary: dict[str, int] = {}
+        row_terms: list[np.ndarray] = []
+        row_counts: list[np.ndarray] = []
+        lengths: list[int] = []
+        for text_terms in documents:
+            ids = np.fromiter((vocabulary.setdefault(t, len(vocabulary)) for t in text_terms), dtype=np.int32)
+            unique, counts = np.unique(ids, return_counts=True)
+            row_terms.append(unique)
+            row_counts.append(counts)
+            lengths.append(len(ids))
+        self.size = len(lengths)
+        average = max(sum(lengths) / self.size, 1.0) if self.size else 1.0
+        sizes = np.array([len(terms) for terms in row_terms], dtype=np.int64)
+        # Each passage's distinct terms as ids, row after row: a few bytes each instead of a set.
+        self._row_terms = np.concatenate(row_terms) if row_terms else np.zeros(0, dtype=np.int32)
+        self._row_bounds = np.concatenate([[0], np.cumsum(sizes)])
+        row_of = np.repeat(np.arange(self.size, dtype=np.int32), sizes)
+        tf = np.concatenate(row_counts) if row_counts else np.zeros(0, dtype=np.int64)
+        norm = K1 * (1 - B + B * np.asarray(lengths, dtype=np.float64)[row_of] / average)
+        weights = (tf * (K1 + 1) / (tf + norm)).astype(np.float32)
+        by_term = np.argsort(self._row_terms, kind="stable")  # rows stay in order within a term
+        bounds = np.searchsorted(self._row_terms[by_term], np.arange(len(vocabulary) + 1))
+        rows, weights = row_of[by_term], weights[by_term]
+        self._postings = {
+            term: (rows[bounds[i] : bounds[i + 1]], weights[bounds[i] : bounds[i + 1]])
+            for i, term in enumerate(vocabulary)
+        }
+        self.df = {term: len(postings[0]) for term, postings in self._postings.items()}
+        self._vocabulary = list(vocabulary)
 
-    def scores(self, query: models.SparseVector) -> tuple[np.ndarray, np.ndarray]:
-        """The BM25 score of every row, and which rows share a term with the query."""
+    def idf(self, term: str) -> float:
+        """BM25's inverse document frequency, ln(1 + (N − df + 0.5) / (df + 0.5))."""
+        df = self.df.get(term, 0)
+        return math.log(1 + (self.size - df + 0.5) / (df + 0.5))
+
+    def terms_of(self, row: int) -> frozenset[str]:
+        """The distinct terms of one passage."""
+        ids = self._row_terms[self._row_bounds[row] : self._row_bounds[row + 1]]
+        return frozenset(self._vocabulary[i] for i in ids)
+
+    def counts(self, query_terms: Iterable[str]) -> np.ndarray:
+        """How many of the (distinct) terms each row uses."""
+        counts = np.zeros(self.size, dtype=np.int32)
+        for term in set(query_terms):
+            if (posting := self._postings.get(term)) is not None:
+                counts[posting[0]] += 1
+        return counts
+
+    def scores(self, query_terms: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+        """The BM25 score of every row for the query's (distinct) terms, and which rows share
+        a term with it."""
         scores = np.zeros(self.size)
         matched = np.zeros(self.size, dtype=bool)
-        for index, value in zip(query.indices, query.values, strict=True):
-            if (posting := self._postings.get(index)) is None:
+        for term in set(query_terms):
+            if (posting := self._postings.get(term)) is None:
                 continue
             rows, weights = posting
-            idf = math.log(1 + (self.size - len(rows) + 0.5) / (len(rows) + 0.5))
-            scores[rows] += value * idf * weights
+            scores[rows] += self.idf(term) * weights
             matched[rows] = True
         return scores, matched

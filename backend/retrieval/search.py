@@ -14,10 +14,10 @@ every embedding model:
 `support` is their mean; grounding/status.py turns it into an answer status.
 """
 
-import math
 import threading
-from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -26,10 +26,10 @@ from backend.metrics import RETRIEVAL_LATENCY
 from backend.retrieval import lexical
 from backend.retrieval.calibration import METHOD, Calibration, calibrate
 from backend.retrieval.embeddings import Embedder
-from backend.retrieval.index import BookIndex, ScoredChunk, match
+from backend.retrieval.index import BookIndex, ScoredChunk
 from backend.retrieval.models import Chunk, Page
 from backend.retrieval.query import Query
-from backend.retrieval.sentences import Window, rank_windows, spelled_out, split_sentences
+from backend.retrieval.sentences import Window, initialisms, initials, rank_windows, split_sentences
 
 RetrievalMode = Literal["hybrid", "dense", "lexical"]
 CANDIDATES = 40
@@ -44,6 +44,7 @@ EVIDENCE_WINDOWS = 6  # best windows kept as evidence (and offered as key senten
 # of the passage or its code examples use count for a quarter.
 PASSAGE_CONTEXT = 0.25
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
+TERM_SETS = 4096  # passages whose term sets are kept made (searches read the same ones again)
 # A question about a name the book never uses ("What MPPI parameters …?") is not answered by the
 # book, however close its other words come: its support is at most this, too little to answer
 # (the lessons it found are still suggested when they are related: grounding/answer.py).
@@ -65,36 +66,44 @@ class SearchResult:
 
 
 class BookCorpus:
-    """All chunks of the served collection, in memory: document frequencies for IDF, dense
-    vectors for calibration, neighbours for selections, pages for lesson metadata.
+    """All chunks of the served collection, in memory: BM25 postings and document frequencies,
+    dense vectors for ranking and calibration, neighbours for selections, pages for lesson metadata.
     Reloaded when the alias moves to a new build."""
 
     def __init__(self, index: BookIndex):
         self.collection = index.current_collection() or ""
-        self.chunks, vectors, sparse, stored_terms = index.chunks_with_vectors()
-        self.postings = lexical.Postings(sparse)
-        self.vectors = np.asarray(vectors, dtype=np.float32)
+        self.chunks, self.vectors, stored_terms = index.chunks_with_vectors()
+        self.postings = lexical.Postings(
+            stored.split() if stored is not None else lexical.terms(chunk.embedding_text)  # an older build
+            for chunk, stored in zip(self.chunks, stored_terms, strict=True)
+        )
         norms = np.linalg.norm(self.vectors, axis=1, keepdims=True)
         self.vectors /= np.where(norms == 0, 1, norms)
-        self.row = {chunk.id: i for i, chunk in enumerate(self.chunks)}
+        ids = [chunk.id for chunk in self.chunks]
+        self.row = {chunk_id: i for i, chunk_id in enumerate(ids)}
         self.pages = index.pages()
-        self.terms = {
-            c.id: frozenset(stored if stored is not None else lexical.terms(c.embedding_text))
-            for c, stored in zip(self.chunks, stored_terms, strict=True)
-        }
-        self.df = Counter(term for terms in self.terms.values() for term in terms)
+        # A passage's terms as a set, made when a search reads it (a set for every passage of a
+        # big book would take more memory than its text).
+        self.terms_of: Callable[[str], frozenset[str]] = lru_cache(maxsize=TERM_SETS)(self._terms_of)
+        self.df = self.postings.df
+        # Every acronym the book writes out somewhere: one pass over the text at load, instead
+        # of one for each question that names an acronym the book does not use.
+        self.spelled_out = frozenset().union(*(initialisms(chunk.text) for chunk in self.chunks))
         self._heading_terms: dict[str, frozenset[str]] = {}
         self._by_page: dict[str, list[Chunk]] = {}
         for chunk in self.chunks:
             self._by_page.setdefault(chunk.source_path, []).append(chunk)
 
+    def _terms_of(self, chunk_id: str) -> frozenset[str]:
+        row = self.row.get(chunk_id)
+        return self.postings.terms_of(row) if row is not None else frozenset()
+
     def idf(self, term: str) -> float:
-        n, df = len(self.chunks), self.df.get(term, 0)
-        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+        return self.postings.idf(term)
 
     def overlap(self, first_id: str, second_id: str) -> float:
         """Jaccard overlap of two chunks' terms (near-duplicates score close to 1)."""
-        first, second = self.terms.get(first_id, frozenset()), self.terms.get(second_id, frozenset())
+        first, second = self.terms_of(first_id), self.terms_of(second_id)
         return len(first & second) / max(len(first | second), 1)
 
     def heading_match(self, chunk: Chunk, query_terms: frozenset[str]) -> float:
@@ -106,10 +115,24 @@ class BookCorpus:
 
     def rank_lexical(self, query: str, limit: int, scope: dict[str, str]) -> list[tuple[str, float]]:
         """(chunk id, BM25 score) of the best `limit` chunks within `scope` (field → value)."""
-        scores, matched = self.postings.scores(lexical.query_vector(query))
+        scores, matched = self.postings.scores(lexical.terms(query))
+        return self._best(scores, matched & self._in_scope(scope), limit)
+
+    def rank_dense(self, cosines: np.ndarray, limit: int, scope: dict[str, str]) -> list[tuple[str, float]]:
+        """(chunk id, cosine similarity) of the best `limit` chunks within `scope`, from every
+        passage's `cosines` to the question."""
+        return self._best(cosines, self._in_scope(scope), limit)
+
+    def _in_scope(self, scope: dict[str, str]) -> np.ndarray:
+        inside = np.ones(len(self.chunks), dtype=bool)
         for field_name, value in scope.items():
-            matched &= np.array([getattr(chunk, field_name) == value for chunk in self.chunks])
-        rows = np.flatnonzero(matched)
+            inside &= np.array([getattr(chunk, field_name) == value for chunk in self.chunks], dtype=bool)
+        return inside
+
+    def _best(self, scores: np.ndarray, rows_allowed: np.ndarray, limit: int) -> list[tuple[str, float]]:
+        rows = np.flatnonzero(rows_allowed)
+        if len(rows) > limit:  # sorting only the best (and their ties) keeps big books fast
+            rows = rows[scores[rows] >= np.partition(scores[rows], len(rows) - limit)[len(rows) - limit]]
         best = rows[np.argsort(-scores[rows], kind="stable")[:limit]]
         return [(self.chunks[row].id, float(scores[row])) for row in best]
 
@@ -121,17 +144,21 @@ class BookCorpus:
             name for name, terms in lexical.names(text).items()
             if not self.df.get(lexical.terms(name)[0])  # "cuVSLAM", written as one word
             and not all(self.df.get(term) for term in terms)
-            and not (_acronym(name) and any(spelled_out(name, chunk.text) for chunk in self.chunks))
+            and not (_acronym(name) and initials(name) in self.spelled_out)
         ]
 
-    def semantic_scores(self, query_vector: np.ndarray) -> np.ndarray:
+    def cosines(self, query_vector: np.ndarray) -> np.ndarray:
+        """Every passage's cosine similarity to the question."""
+        unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
+        return (self.vectors @ unit).astype(np.float64)
+
+    @staticmethod
+    def semantic_scores(cosines: np.ndarray) -> np.ndarray:
         """Every passage's cosine similarity to the question, rescaled so that 0 is the
         question's average similarity to the whole book and 1 a perfect match (floored at 0).
         A book of one passage has no average to compare with: its score is the cosine."""
-        if not len(self.vectors):
+        if not len(cosines):
             return np.zeros(0)
-        unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
-        cosines = (self.vectors @ unit).astype(np.float64)
         mean = cosines.mean() if len(cosines) > 1 else 0.0
         return np.maximum(0.0, (cosines - mean) / (1 - mean))
 
@@ -163,8 +190,9 @@ class BookCorpus:
         wanted = frozenset(lexical.terms(passage))
         if not wanted:
             return None
-        best = max(candidates, key=lambda c: len(wanted & self.terms[c.id]), default=None)
-        if best is None or len(wanted & self.terms[best.id]) < SELECTION_MATCH * len(wanted):
+        held = self.postings.counts(wanted)
+        best = max(candidates, key=lambda c: held[self.row[c.id]], default=None)
+        if best is None or held[self.row[best.id]] < SELECTION_MATCH * len(wanted):
             return None
         return best
 
@@ -201,7 +229,8 @@ class Retriever:
     def topical_similarity(self, query: str) -> float:
         """The semantic score of the passage most similar to `query`: how near the book comes."""
         vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
-        return float(self.corpus.semantic_scores(vector).max(initial=0.0))
+        corpus = self.corpus
+        return float(corpus.semantic_scores(corpus.cosines(vector)).max(initial=0.0))
 
     def search(
         self,
@@ -219,11 +248,10 @@ class Retriever:
     ) -> SearchResult:
         corpus = self.corpus
         scope = self._scope(corpus, module, lesson)
-        query_vector = np.asarray(self.embedder.embed_query(query.whole), dtype=np.float32)
+        cosines = corpus.cosines(np.asarray(self.embedder.embed_query(query.whole), dtype=np.float32))
         ranked_lists: list[list[tuple[str, float]]] = []
         if self.mode in ("hybrid", "dense"):
-            where = match(**scope) if scope else None
-            ranked_lists.append(self.index.rank(query_vector.tolist(), None, CANDIDATES, where))
+            ranked_lists.append(corpus.rank_dense(cosines, CANDIDATES, scope))
         if self.mode in ("hybrid", "lexical"):
             ranked_lists.append(corpus.rank_lexical(query.whole, CANDIDATES, scope))
 
@@ -248,7 +276,7 @@ class Retriever:
             if leader and all(h.chunk.id != leader for h in hits):
                 hits.append(ScoredChunk(chunks[leader], fused[leader]))
         hits = _with_section_neighbours(corpus, hits)
-        return SearchResult(hits, self._evidence(corpus, query, query_vector, hits))
+        return SearchResult(hits, self._evidence(corpus, query, cosines, hits))
 
     @staticmethod
     def _scope(corpus: BookCorpus, module: str | None, lesson: str | None) -> dict[str, str]:
@@ -276,7 +304,7 @@ class Retriever:
         return kept
 
     def _evidence(
-        self, corpus: BookCorpus, query: Query, query_vector: np.ndarray, hits: list[ScoredChunk]
+        self, corpus: BookCorpus, query: Query, cosines: np.ndarray, hits: list[ScoredChunk]
     ) -> Evidence:
         sentences = [
             s for hit in hits[:EVIDENCE_PASSAGES] for s in split_sentences(hit.chunk.id, hit.chunk.text)
@@ -284,14 +312,14 @@ class Retriever:
         asked = lexical.terms(query.whole, compounds=False)
         own = lexical.terms(query.text, compounds=False)
         context = frozenset(asked).difference(own)
-        given = {hit.chunk.id: corpus.terms[hit.chunk.id] & context for hit in hits}
+        given = {hit.chunk.id: corpus.terms_of(hit.chunk.id) & context for hit in hits}
         windows = rank_windows(asked, sentences, corpus.idf, 3 * EVIDENCE_WINDOWS, given)
         if not windows:
             return Evidence()
         for window in windows:
-            passage = lexical.weighted_share(asked, corpus.terms[window.chunk_id], corpus.idf)
+            passage = lexical.weighted_share(asked, corpus.terms_of(window.chunk_id), corpus.idf)
             window.lexical += PASSAGE_CONTEXT * (max(passage, window.lexical) - window.lexical)
-        semantic = corpus.semantic_scores(query_vector)
+        semantic = corpus.semantic_scores(cosines)
         for window in windows:
             window.semantic = float(semantic[corpus.row[window.chunk_id]])
         topical = float(semantic.max())

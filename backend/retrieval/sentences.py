@@ -89,6 +89,11 @@ _ASKS_EXPANSION = re.compile(
     re.IGNORECASE,
 )
 _ACRONYM = re.compile(r"\b[A-Za-z]?[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b")
+# Words that may spell out an acronym, what may separate them, and the short words skipped.
+_SPELLING_START = re.compile(r"\b[A-Z][a-z]+(?=[\s-]+(?:[A-Z][a-z]+|[a-z]{2,3})\b)")
+_NEXT_WORD = re.compile(r"([\s-]+)([A-Za-z][a-z]*)\b")
+_CONNECTORS = frozenset({"of", "and", "for", "the", "to", "in", "on"})
+MAX_INITIALS = 10
 
 
 @dataclass
@@ -195,13 +200,37 @@ def _defines_subject(question: str, sentence: str) -> bool:
 def spelled_out(acronym: str, text: str) -> bool:
     """Whether the text writes the acronym out: "Inertial Measurement Unit" for IMU, "Simultaneous
     Localization and Mapping" for SLAM (its capitals give the initials: "GEMs" → G, E, M)."""
-    initials = [c for c in acronym if c.isupper()]
-    if len(initials) < 2:
-        return False
-    # A short lowercase word may give a letter ("and" in SLAM) or be skipped ("of" in ZMP).
-    letters = [rf"{initials[0]}[a-z]+"] + [rf"(?:{c}[a-z]+|{c.lower()}[a-z]{{1,2}})" for c in initials[1:]]
-    words = r"[\s-]+(?:(?:of|and|for|the|to|in|on)\s+)?".join(letters)
-    return re.search(rf"\b{words}\b", text) is not None
+    return initials(acronym) in initialisms(text)
+
+
+def initials(acronym: str) -> str:
+    """The letters a spelled-out acronym's words begin with: its capitals (GEMs → GEM)."""
+    return "".join(c for c in acronym if c.isupper())
+
+
+def initialisms(text: str) -> set[str]:
+    """The `initials` of every acronym the text spells out: two or more consecutive words, the
+    first capitalised, each next one capitalised or a short lowercase word ("and" gives the A
+    of SLAM), with at most one connector skipped between two (DoD: Department of Defense)."""
+    found: set[str] = set()
+    for first in _SPELLING_START.finditer(text):
+        paths = [(first.end(), first.group()[0])]
+        while paths:
+            end, letters = paths.pop()
+            following = _NEXT_WORD.match(text, end)
+            if following is None or len(letters) == MAX_INITIALS:
+                continue
+            steps = [following]
+            if following.group(2) in _CONNECTORS:  # skipped, when a space follows it
+                after = _NEXT_WORD.match(text, following.end())
+                steps += [after] if after and after.group(1).isspace() else []
+            for step in steps:
+                word = step.group(2)
+                if word[0].isupper() and len(word) > 1 or word.islower() and 2 <= len(word) <= 3:
+                    spelled = letters + word[0].upper()
+                    found.add(spelled)
+                    paths.append((step.end(), spelled))
+    return found
 
 
 @lru_cache(maxsize=4096)  # every search splits its best passages again; the result is read-only

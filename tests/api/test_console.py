@@ -121,8 +121,13 @@ def test_questions_about_one_missing_topic_land_in_one_gap(real_book: Path) -> N
     assert gaps["method"].startswith("questions more alike than 95%")
     groups = [{q["question"] for q in gap["questions"]} for gap in gaps["gaps"]]
     assert sorted(q for group in groups for q in group) == sorted([*topic_of, *STRAY])
-    for group in groups:  # no gap mixes two topics, or a topic with a stray question
-        assert len({topic_of.get(q, q) for q in group}) == 1
+    # No gap mixes two topics, or a topic with a stray question; except that a question about
+    # the course's price and one about careers after it are 0.495 alike with the local model,
+    # about the book's level itself, above it on some CPUs (int8 kernels differ by instruction set).
+    course = {"price", "careers"}
+    for group in groups:
+        topics = {topic_of.get(q, q) for q in group}
+        assert len(topics) == 1 or topics == course
     whole = [topic for topic, questions in MISSING_TOPICS.items() if set(questions) in groups]
     assert {"install on Windows", "drones", "baking"} <= set(whole)
     windows = next(gap for gap in gaps["gaps"] if "Does ROS 2 run natively on Windows?" in

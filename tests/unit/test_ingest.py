@@ -16,16 +16,16 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from qdrant_client import QdrantClient, models
+from qdrant_client import QdrantClient
 from typer.testing import CliRunner
 
 from backend.cli import app
 from backend.retrieval import lexical
 from backend.retrieval.calibration import calibrate
-from backend.retrieval.embeddings import LocalEmbedder
-from backend.retrieval.index import BookIndex
+from backend.retrieval.embeddings import Embedder, LocalEmbedder
+from backend.retrieval.index import POINT_FORMAT, BookIndex
 from backend.retrieval.models import Chunk
-from backend.retrieval.search import Retriever
+from backend.retrieval.search import RetrievalMode, Retriever
 from ingest_scripts.pipeline import IngestError, IngestReport, ingest, plan_book
 from tests.support.books import SHARED_BOOK, local_embedder, write_book
 
@@ -95,17 +95,14 @@ def run(root: Path, index: BookIndex, embedder: LocalEmbedder | HashingEmbedder,
     return ingest(plan_book(root, index.book, base_url), index, embedder)
 
 
-def ranked(
-    index: BookIndex, dense: list[float] | None, sparse: models.SparseVector | None, limit: int
-) -> list[Chunk]:
-    """The chunks the index ranks first for a query (ids resolved through its own chunks)."""
-    by_id = {chunk.id: chunk for chunk in index.chunks_with_vectors()[0]}
-    return [by_id[cid] for cid, _ in index.rank(dense, sparse, limit)]
+def ranked(index: BookIndex, embedder: Embedder, query: str, limit: int, mode: RetrievalMode = "hybrid") -> list[Chunk]:
+    """The chunks the served build ranks first for a query."""
+    return [hit.chunk for hit in Retriever(index, embedder, mode).search(query, limit).hits]
 
 
 def vectors_by_id(index: BookIndex) -> dict[str, list[float]]:
     chunks, vectors, *_ = index.chunks_with_vectors()
-    return {chunk.id: vector for chunk, vector in zip(chunks, vectors, strict=True)}
+    return {chunk.id: vector.tolist() for chunk, vector in zip(chunks, vectors, strict=True)}
 
 
 def collection_names(client: QdrantClient) -> list[str]:
@@ -123,7 +120,7 @@ def test_first_ingest_embeds_everything(book: Path, index: BookIndex, embedder: 
     metadata = index.metadata()
     assert metadata.pop("calibration") == report.calibration.model_dump()
     assert metadata == {
-        "embedder": embedder.name, "dimension": 384, "book": "tiny", "analyzer": lexical.ANALYZER}
+        "embedder": embedder.name, "dimension": 384, "book": "tiny", "analyzer": lexical.ANALYZER, "points": POINT_FORMAT}
     chunks, vectors, *_ = index.chunks_with_vectors()
     assert len(chunks) == 6 and all(len(v) == 384 for v in vectors)
     assert {c.module for c in chunks if c.source_path.startswith("01-a/")} == {"Part A"}
@@ -181,7 +178,7 @@ def test_removing_and_adding_pages(book: Path, index: BookIndex, embedder: Local
     assert (added.pages, added.chunks, added.embedded, added.reused, added.removed) == (3, 7, 3, 4, 0)
     sources = [c.source_path for c in index.chunks_with_vectors()[0]]
     assert sources.count("02-b/02-four.md") == 3 and "02-b/01-three.md" not in sources
-    hits = ranked(index, embedder.embed_query(prose("Four2")), lexical.query_vector("Four2"), 3)
+    hits = ranked(index, embedder, prose("Four2"), 3)
     assert hits[0].source_path == "02-b/02-four.md"
 
 
@@ -223,13 +220,13 @@ def test_a_different_embedding_model_forces_a_clean_rebuild(
     metadata = index.metadata()
     assert metadata.pop("calibration") == report.calibration.model_dump()  # measured anew
     assert metadata == {
-        "embedder": hashing.name, "dimension": 64, "book": "tiny", "analyzer": lexical.ANALYZER}
+        "embedder": hashing.name, "dimension": 64, "book": "tiny", "analyzer": lexical.ANALYZER, "points": POINT_FORMAT}
     assert all(len(v) == 64 for v in index.chunks_with_vectors()[1])
     assert collection_names(index.client) == [report.collection]
     query = prose("Three1")
-    hits = ranked(index, hashing.embed_query(query), lexical.query_vector(query), 3)
+    hits = ranked(index, hashing, query, 3)
     assert hits[0].source_path == "02-b/01-three.md" and hits[0].position == 1
-    dense_only = ranked(index, hashing.embed_query(query), None, 1)
+    dense_only = ranked(index, hashing, query, 1, mode="dense")
     assert dense_only[0].source_path == "02-b/01-three.md"
 
     back = run(book, index, embedder)  # and back again: another full rebuild, 384 dimensions
@@ -320,7 +317,7 @@ def test_killed_ingest_leaves_the_served_index_whole(
         chunks = index.chunks_with_vectors()[0]
         assert len(chunks) == first.chunks
         assert {c.source_path for c in chunks} == {"01-one.md", "02-two.md"}
-        hits = ranked(index, embedder.embed_query(prose("Two1")), lexical.query_vector("Two1"), 1)
+        hits = ranked(index, embedder, prose("Two1"), 1)
         assert hits[0].source_path == "02-two.md"
     finally:
         client.close()
@@ -491,7 +488,7 @@ def test_real_book_ingests_with_full_metadata(tmp_path: Path, embedder: LocalEmb
         assert {int(n) for n in re.findall(r"\*\*Question (\d+)", first_quiz)} == set(range(1, 16))
 
         question = "What is a ROS 2 node?"
-        hits = ranked(index, embedder.embed_query(question), lexical.query_vector(question), 5)
+        hits = ranked(index, embedder, question, 5)
         assert any("01-ros2-nervous-system" in h.source_path for h in hits)
     finally:
         client.close()

@@ -4,7 +4,7 @@ import pytest
 
 from backend.retrieval import lexical
 from backend.retrieval.search import EVIDENCE_WINDOWS, _distinct
-from backend.retrieval.sentences import Window, rank_windows, split_sentences
+from backend.retrieval.sentences import Window, rank_windows, spelled_out, split_sentences
 
 PASSAGE = """The costmap is widened for walking robots.
 
@@ -162,3 +162,22 @@ def test_prose_reads_as_the_page_shows_it_and_code_as_written() -> None:
     text = "- **Vision Failure**: confidence &lt;0.7 &amp; no match.\n\n```xml\n<a b=\"&lt;\"/>\n```"
     sentences = split_sentences("c1", text)
     assert [s.text for s in sentences] == ["Vision Failure: confidence <0.7 & no match.", '<a b="&lt;"/>']
+
+
+@pytest.mark.parametrize(
+    ("acronym", "text", "spelled"),
+    [
+        ("IMU", "An Inertial Measurement Unit measures motion.", True),
+        ("SLAM", "Simultaneous Localization and Mapping builds the map.", True),  # "and" gives the A
+        ("DoD", "rules of the Department of Defense apply", True),  # "of" skipped
+        ("GEMs", "NVIDIA Graph Execution Modules run on the GPU.", True),
+        ("RGB-D", "a Red Green Blue-Depth camera", True),  # words joined by a hyphen
+        ("IMU", "an inertial measurement unit", False),  # not capitalised: any three words would do
+        ("IMU", "Inertial Measurement2 Unit", False),  # a word that runs on is another word
+        ("DD", "Department of the Defense", False),  # one connector at most
+        ("ToF", "a Time-of-Flight camera", False),  # a skipped connector is followed by a space
+        ("I", "Inertial", False),  # one initial spells nothing
+    ],
+)
+def test_an_acronym_is_spelled_out_by_its_words_initials(acronym: str, text: str, spelled: bool) -> None:
+    assert spelled_out(acronym, text) is spelled
