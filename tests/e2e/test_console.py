@@ -111,6 +111,7 @@ def test_a_questionnaire_is_answered_reviewed_and_exported(browser: Browser, con
     page.goto(f"{url}/admin")
     page.get_by_test_id("token").fill(TOKEN)
     page.get_by_test_id("token").press("Enter")
+    expect(page.get_by_test_id("q-file")).to_be_visible()  # signed in: the book list has loaded
     page.get_by_test_id("q-file").set_input_files(str(source))
     expect(page.get_by_test_id("q-column")).to_have_value("Question text")
     page.get_by_test_id("q-upload").click()
