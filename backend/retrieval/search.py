@@ -29,7 +29,14 @@ from backend.retrieval.embeddings import Embedder
 from backend.retrieval.index import BookIndex, ScoredChunk
 from backend.retrieval.models import Chunk, Page
 from backend.retrieval.query import Query
-from backend.retrieval.sentences import Window, initialisms, initials, rank_windows, split_sentences
+from backend.retrieval.sentences import (
+    CANNOT_ANSWER,
+    Window,
+    initialisms,
+    initials,
+    rank_windows,
+    split_sentences,
+)
 
 RetrievalMode = Literal["hybrid", "dense", "lexical"]
 CANDIDATES = 40
@@ -46,9 +53,8 @@ PASSAGE_CONTEXT = 0.25
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
 TERM_SETS = 4096  # passages whose term sets are kept made (searches read the same ones again)
 # A question about a name the book never uses ("What MPPI parameters …?") is not answered by the
-# book, however close its other words come: its support is at most this, too little to answer
-# (the lessons it found are still suggested when they are related: grounding/answer.py).
-UNMENTIONED_SUPPORT = 0.2
+# book, however close its other words come: its support is at most CANNOT_ANSWER (the lessons it
+# found are still suggested when they are related: grounding/answer.py).
 
 
 @dataclass
@@ -329,7 +335,7 @@ class Retriever:
         windows.sort(key=lambda w: w.answer_fit(question) * KIND_PRIOR[kind[w.chunk_id]], reverse=True)
         support = max(w.evidence(question) for w in windows)
         if unmentioned := corpus.unmentioned(question):
-            support = min(support, UNMENTIONED_SUPPORT)
+            support = min(support, CANNOT_ANSWER)
         return Evidence(support, topical, _distinct(windows), unmentioned)
 
 

@@ -24,9 +24,11 @@ _MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|^>\s*")
 WINDOW = 2  # a claim and its explanation often span two sentences
 ANSWER_TYPE_BONUS = 0.15
 AMOUNT_MISSING = 0.05  # less evidence for "how many" in a window without a number
-# Much less for "how much does it cost?" without a price, "(in kHz)" without a figure in kHz:
-# a book that gives the amount in the asked kind says so somewhere near the subject.
-KIND_OF_AMOUNT_MISSING = 0.1
+# The most support a window has that cannot answer the question, below any answer threshold:
+# "how much does it cost?" asks for a price, "on what date?" for a date, "(in kHz)" for a figure
+# in kHz, and a window that gives no value of that kind does not answer it, however close its
+# words come. A book that gives the value says so near its subject, so the best windows hold it.
+CANNOT_ANSWER = 0.2
 CODE_LINE_CHARS = 160  # longer code lines are logic, not a value worth quoting
 # A code line worth quoting sets a value (`robot_radius: 0.4`, `queue_size=10`, `effort="30"`);
 # definitions, imports, control flow and bare comments are not answers.
@@ -50,6 +52,22 @@ _ASKS_PRICE = re.compile(
     r"\bhow much (?:is|are|does|do|would|will)\b.{0,60}\bcost\b|\bprices?\b", re.IGNORECASE
 )
 _PRICE = re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?)\b", re.IGNORECASE)
+# "On what date …?", "which day …?" are answered by a calendar date; "what year …?", "when was it
+# released?" by a year or a date.
+_ASKS_DATE = re.compile(r"\b(?:what|which)\s+(?:exact\s+|specific\s+)?(?:date|day)\b", re.IGNORECASE)
+_ASKS_YEAR = re.compile(
+    r"\b(?:what|which)\s+year\b|\bwhen\s+(?:exactly\s+)?(?:was|were|did|is|are|will)\b[^?]{0,80}?"
+    r"\b(?:released?|launched|published|introduced|created|founded|announced|deprecated|scheduled)\b",
+    re.IGNORECASE,
+)
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+          r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_DATE = re.compile(
+    rf"\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|"
+    r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(rf"\b(?:1[89]|20)\d{{2}}\b|{_DATE.pattern}", re.IGNORECASE)
 # Units a question can ask an amount in ("in kHz", "how many milliseconds"), each with the
 # spellings a book may use for it.
 _UNITS = [
@@ -142,11 +160,11 @@ class Window:
 
     def evidence(self, question: str) -> float:
         """Support as evidence that the book answers the question: a window without any number
-        is weaker evidence for a question that asks for an amount, and one without an amount
-        of the asked kind (a price, a figure in the asked unit) is much weaker."""
-        kind = _kind_of_amount(question)
+        is weaker evidence for a question that asks for an amount, and one without a value of
+        the asked kind (a price, a date, a figure in the asked unit) cannot answer it."""
+        kind = _kind_of_value(question)
         if kind is not None and kind.search(self.text) is None:
-            return self.support - KIND_OF_AMOUNT_MISSING
+            return min(self.support, CANNOT_ANSWER)
         if _ASKS_QUANTITY.search(question) and not self.gives_amount:
             return self.support - AMOUNT_MISSING
         return self.support
@@ -174,11 +192,15 @@ def asks_definition(question: str) -> bool:
 
 
 @lru_cache(maxsize=256)  # asked once per window of every search, and the same each time
-def _kind_of_amount(question: str) -> re.Pattern[str] | None:
-    """What an amount of the kind the question asks for looks like: a price, or a figure in
-    the unit it names; None when it asks for no particular kind."""
+def _kind_of_value(question: str) -> re.Pattern[str] | None:
+    """What a value of the kind the question asks for looks like: a price, a date, a year, or
+    a figure in the unit it names; None when it asks for no particular kind."""
     if _ASKS_PRICE.search(question):
         return _PRICE
+    if _ASKS_DATE.search(question):
+        return _DATE
+    if _ASKS_YEAR.search(question):
+        return _YEAR
     if asked := _ASKS_UNIT.search(question):
         unit = next(u for u in _UNITS if re.fullmatch(u, asked.group("unit"), re.IGNORECASE))
         return re.compile(rf"\d\s?(?:{unit})(?![a-z])", re.IGNORECASE)
