@@ -53,11 +53,12 @@ _ASKS_PRICE = re.compile(
 )
 _PRICE = re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?)\b", re.IGNORECASE)
 # "On what date …?", "which day …?" are answered by a calendar date; "what year …?", "when was it
-# released?" by a year or a date.
+# released?" by a year or a date. Not "when was it created/introduced?": in a manual that is as
+# often a step ("when the store is created") or a version ("introduced in 1.9").
 _ASKS_DATE = re.compile(r"\b(?:what|which)\s+(?:exact\s+|specific\s+)?(?:date|day)\b", re.IGNORECASE)
 _ASKS_YEAR = re.compile(
-    r"\b(?:what|which)\s+year\b|\bwhen\s+(?:exactly\s+)?(?:was|were|did|is|are|will)\b[^?]{0,80}?"
-    r"\b(?:released?|launched|published|introduced|created|founded|announced|deprecated|scheduled)\b",
+    r"\b(?:what|which)\s+year\b|\bwhen\s+(?:exactly\s+)?(?:was|were|did|will)\b[^?]{0,80}?"
+    r"\b(?:released?|launched|published|founded|announced)\b",
     re.IGNORECASE,
 )
 _MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"

@@ -161,6 +161,7 @@ def test_a_window_without_a_value_of_the_asked_kind_cannot_answer(question: str,
     assert without.evidence(question) == CANNOT_ANSWER < without.support
     assert without.evidence("What is the computational cost of stereo matching?") > CANNOT_ANSWER  # no price
     assert without.evidence("When is the costmap updated?") == without.support  # asks no date
+    assert without.evidence("When was the store created?") == without.support  # a step, as often
 
 
 def test_prose_reads_as_the_page_shows_it_and_code_as_written() -> None:
