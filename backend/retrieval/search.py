@@ -333,22 +333,10 @@ class Retriever:
         # A lesson says it in full; a summary or overview restates it: quote the lesson.
         question = query.whole
         windows.sort(key=lambda w: w.answer_fit(question) * KIND_PRIOR[kind[w.chunk_id]], reverse=True)
-        windows = with_passage_rank(windows, hits)
         support = max(w.evidence(question) for w in windows)
         if unmentioned := corpus.unmentioned(question):
             support = min(support, CANNOT_ANSWER)
         return Evidence(support, topical, _distinct(windows), unmentioned)
-
-
-def with_passage_rank(windows: list[Window], hits: list[ScoredChunk]) -> list[Window]:
-    """Windows best fit first, reordered by reciprocal rank fusion of that order and their
-    passage's rank in the search: a sentence reads as the answer when it fits the question and
-    its passage, as a whole, is among the best (the order the answer quotes and cites them)."""
-    passage_rank: dict[str, int] = {}
-    for rank, hit in enumerate(hits):
-        passage_rank.setdefault(hit.chunk.id, rank)
-    fused = [1 / (RRF_K + i) + 1 / (RRF_K + passage_rank.get(w.chunk_id, len(hits))) for i, w in enumerate(windows)]
-    return [windows[i] for i in sorted(range(len(windows)), key=lambda i: -fused[i])]
 
 
 def _acronym(name: str) -> bool:

@@ -3,9 +3,7 @@
 import pytest
 
 from backend.retrieval import lexical
-from backend.retrieval.index import ScoredChunk
-from backend.retrieval.models import Chunk
-from backend.retrieval.search import EVIDENCE_WINDOWS, _distinct, with_passage_rank
+from backend.retrieval.search import EVIDENCE_WINDOWS, _distinct
 from backend.retrieval.sentences import CANNOT_ANSWER, Window, rank_windows, spelled_out, split_sentences
 
 PASSAGE = """The costmap is widened for walking robots.
@@ -58,23 +56,6 @@ def test_evidence_keeps_windows_that_share_no_sentence_or_repeated_line() -> Non
     assert texts.count("robot_radius: 0.4  # accounts for leg swing") == 1
     assert len(kept) <= EVIDENCE_WINDOWS
     assert kept[0].sentences[-1].text.startswith("robot_radius")
-
-
-def test_a_window_of_the_best_passage_leads_among_windows_that_fit_about_as_well() -> None:
-    def hit(name: str) -> ScoredChunk:
-        text = f"Passage {name}."
-        return ScoredChunk(Chunk(
-            book="b", lesson_id=name, source_path=f"{name}.md", module="", lesson=name, section="", heading="",
-            anchor="", url=f"/{name}", kind="lesson", position=0, text=text, start=0, end=len(text),
-        ), 0.5)
-
-    hits = [hit(name) for name in ("best", "p1", "p2", "p3", "p4", "p5")]
-    names = {h.chunk.id: h.chunk.lesson for h in hits}
-    windows = [Window(h.chunk.id, list(split_sentences(h.chunk.id, h.chunk.text)), lexical=0.5)
-               for h in (hits[5], hits[0], hits[4], hits[3])]  # best fit first: p5, best, p4, p3
-    assert [names[w.chunk_id] for w in with_passage_rank(windows, hits)] == ["best", "p5", "p4", "p3"]
-    # the best fit keeps the lead when its passage ranks as well as the others'
-    assert names[with_passage_rank(windows, hits[::-1])[0].chunk_id] == "p5"
 
 
 def test_chat_fillers_are_not_search_terms() -> None:
