@@ -9,6 +9,7 @@ from agents.stream_events import RawResponsesStreamEvent
 from openai import APIConnectionError, APIStatusError, APITimeoutError, RateLimitError
 from openai.types.responses import ResponseTextDeltaEvent
 
+from backend.agent.errors import ModelUnavailable
 from backend.agent.prompts import INSTRUCTIONS, user_message
 from backend.agent.providers import ModelFactory
 from backend.agent.tools import TOOLS
@@ -25,15 +26,6 @@ MAX_TURNS = 6
 VAGUE_SHARE = 0.3  # a word found in this share of passages names no particular topic
 VAGUE_TERMS = 2  # questions of at most this many such words are too broad to answer
 VAGUE_MIN_PASSAGES = 50  # below this, word frequencies say little about specificity
-
-
-class ModelUnavailable(RuntimeError):
-    """The answer model is rate-limited, down or too slow; `retry_after` is in seconds."""
-
-    def __init__(self, message: str, *, rate_limited: bool = False, retry_after: int = 30):
-        super().__init__(message)
-        self.rate_limited = rate_limited
-        self.retry_after = retry_after
 
 
 @dataclass

@@ -4,6 +4,7 @@ OpenAI-compatible server (vLLM, llama.cpp, Ollama) through `openai-compatible`."
 from agents import Model, OpenAIChatCompletionsModel
 from openai import AsyncOpenAI
 
+from backend.agent.errors import ConfigError
 from backend.agent.offline_model import MODEL_NAME as OFFLINE_MODEL_NAME
 from backend.agent.offline_model import OfflineAnswerModel
 from backend.config import Settings
@@ -11,10 +12,6 @@ from backend.question import Question
 
 GEMINI_OPENAI_URL = "https://generativelanguage.googleapis.com/v1beta/openai/"
 DEFAULT_MODEL_NAMES = {"gemini": "gemini-2.5-flash", "openai": "gpt-4.1-mini"}
-
-
-class ConfigError(ValueError):
-    """A model setting is missing or contradictory; the message says which."""
 
 
 class ModelFactory:

@@ -10,7 +10,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from slowapi.errors import RateLimitExceeded
 from starlette.exceptions import HTTPException
 
-from backend.agent.agent import ModelUnavailable
+from backend.agent.errors import ModelUnavailable
 from backend.api.limits import seconds_to_refill
 from backend.retrieval.embeddings import EmbeddingError
 from backend.retrieval.index import BookNotIngested, IndexUnavailable

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from backend.agent.agent import ModelUnavailable
+from backend.agent.errors import ModelUnavailable
 from backend.config import Settings
 from backend.engine import Library
 from tests.fakes.servers import FakeChatModel, Reply, serve
