@@ -107,10 +107,12 @@ async def test_markup_in_a_question_is_not_part_of_it(real_library: Library) -> 
 
 
 async def test_a_plural_acronym_is_its_acronym(real_library: Library) -> None:
-    """"How do VLAs use ROS2?": the book writes VLA; the plural found nothing before."""
+    """"How do VLAs use ROS2?": the book writes VLA; the plural found nothing before. The spec
+    expects the VLA module and the ROS2 module cited."""
     answer, _ = await ask(real_library.engine(), "How do VLAs use ROS2?")
     assert answer.status == "found"
     assert "04-vision-language-action/" in answer.citations[0].source_path
+    assert any("01-ros2-nervous-system/" in c.source_path for c in answer.citations)
 
 
 async def test_vague_question_gets_the_books_topics(real_library: Library) -> None:
