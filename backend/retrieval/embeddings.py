@@ -120,29 +120,31 @@ class OnnxEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         import numpy as np
 
+        session, tokenizer = self._runtime  # loaded here, not by two workers at once
         batches = [list(texts[start : start + self.BATCH]) for start in range(0, len(texts), self.BATCH)]
         if len(batches) == 1:  # a query: no hand-over to a worker
-            return self._embed_batch(batches[0]).tolist()
-        vectors = list(self._workers.map(self._embed_batch, batches))
+            return _embed_batch(session, tokenizer, batches[0]).tolist()
+        vectors = list(self._workers.map(lambda batch: _embed_batch(session, tokenizer, batch), batches))
         return np.concatenate(vectors).tolist() if vectors else []
-
-    def _embed_batch(self, texts: list[str]):  # -> np.ndarray (numpy is imported lazily)
-        import numpy as np
-
-        session, tokenizer = self._runtime
-        encoded = tokenizer.encode_batch(texts)
-        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-        hidden = session.run(None, {
-            "input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
-            "attention_mask": mask,
-            "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
-        })[0]
-        weights = mask[..., None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)  # mean pooling
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
+
+
+def _embed_batch(session, tokenizer, texts: list[str]):  # untyped: onnxruntime, tokenizers, numpy are lazy
+    """Mean-pooled, unit-length vectors of one batch of texts."""
+    import numpy as np
+
+    encoded = tokenizer.encode_batch(texts)
+    mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+    hidden = session.run(None, {
+        "input_ids": np.array([e.ids for e in encoded], dtype=np.int64),
+        "attention_mask": mask,
+        "token_type_ids": np.array([e.type_ids for e in encoded], dtype=np.int64),
+    })[0]
+    weights = mask[..., None].astype(np.float32)
+    pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)  # mean pooling
+    return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
 
 def _export_int8(model_dir: Path, target: Path, opset: int) -> None:
