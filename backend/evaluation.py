@@ -130,10 +130,10 @@ def score(questions: list[EvalQuestion], results: list[EvalResult]) -> dict[str,
     report: dict[str, dict[str, float | None]] = {}
     for group, metrics in rows.items():
         report[group] = {name: _rate(values) for name, values in metrics.items()}
-        ordered = sorted(latencies[group])
-        report[group]["latency_p50_ms"] = round(statistics.median(ordered), 1)
-        report[group]["latency_p95_ms"] = round(percentile(ordered, 0.95), 1)
-        report[group]["questions"] = len(ordered)
+        times = latencies[group]
+        report[group]["latency_p50_ms"] = round(statistics.median(times), 1)
+        report[group]["latency_p95_ms"] = round(percentile(times, 0.95), 1)
+        report[group]["questions"] = len(times)
     return report
 
 

@@ -84,7 +84,7 @@ async def overview(store: Store, book: str, days: int, top: int = 10) -> Overvie
     per_day: dict[str, Counter[str]] = defaultdict(Counter)
     for row in rows:
         per_day[row["created_at"].astimezone(UTC).date().isoformat()][row["status"]] += 1
-    latencies = sorted(float(row["latency_ms"]) for row in rows)
+    latencies = [float(row["latency_ms"]) for row in rows]
     helpful, unhelpful = await store.vote_counts(book, since)
     votes = await store.feedback(book, top * 2, since=since)
     first = since.date()

@@ -52,9 +52,6 @@ EVIDENCE_WINDOWS = 6  # best windows kept as evidence (and offered as key senten
 PASSAGE_CONTEXT = 0.25
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
 TERM_SETS = 4096  # passages whose term sets are kept made (searches read the same ones again)
-# A question about a name the book never uses ("What MPPI parameters …?") is not answered by the
-# book, however close its other words come: its support is at most CANNOT_ANSWER (the lessons it
-# found are still suggested when they are related: grounding/answer.py).
 
 
 @dataclass
@@ -85,8 +82,7 @@ class BookCorpus:
         )
         norms = np.linalg.norm(self.vectors, axis=1, keepdims=True)
         self.vectors /= np.where(norms == 0, 1, norms)
-        ids = [chunk.id for chunk in self.chunks]
-        self.row = {chunk_id: i for i, chunk_id in enumerate(ids)}
+        self.row = {chunk.id: i for i, chunk in enumerate(self.chunks)}
         self.pages = index.pages()
         # A passage's terms as a set, made when a search reads it (a set for every passage of a
         # big book would take more memory than its text).
@@ -119,17 +115,18 @@ class BookCorpus:
             heading = self._heading_terms[chunk.heading] = frozenset(lexical.terms(chunk.heading, compounds=False))
         return lexical.weighted_share(heading, query_terms, self.idf)
 
-    def rank_lexical(self, query: str, limit: int, scope: dict[str, str]) -> list[tuple[str, float]]:
-        """(chunk id, BM25 score) of the best `limit` chunks within `scope` (field → value)."""
+    def rank_lexical(self, query: str, limit: int, inside: np.ndarray) -> list[tuple[str, float]]:
+        """(chunk id, BM25 score) of the best `limit` chunks among those `inside` (in_scope)."""
         scores, matched = self.postings.scores(lexical.terms(query))
-        return self._best(scores, matched & self._in_scope(scope), limit)
+        return self._best(scores, matched & inside, limit)
 
-    def rank_dense(self, cosines: np.ndarray, limit: int, scope: dict[str, str]) -> list[tuple[str, float]]:
-        """(chunk id, cosine similarity) of the best `limit` chunks within `scope`, from every
-        passage's `cosines` to the question."""
-        return self._best(cosines, self._in_scope(scope), limit)
+    def rank_dense(self, cosines: np.ndarray, limit: int, inside: np.ndarray) -> list[tuple[str, float]]:
+        """(chunk id, cosine similarity) of the best `limit` chunks among those `inside`, from
+        every passage's `cosines` to the question."""
+        return self._best(cosines, inside, limit)
 
-    def _in_scope(self, scope: dict[str, str]) -> np.ndarray:
+    def in_scope(self, scope: dict[str, str]) -> np.ndarray:
+        """Which chunks a search limited to `scope` (field → value) may return."""
         inside = np.ones(len(self.chunks), dtype=bool)
         for field_name, value in scope.items():
             inside &= np.array([getattr(chunk, field_name) == value for chunk in self.chunks], dtype=bool)
@@ -255,11 +252,12 @@ class Retriever:
         corpus = self.corpus
         scope = self._scope(corpus, module, lesson)
         cosines = corpus.cosines(np.asarray(self.embedder.embed_query(query.whole), dtype=np.float32))
+        inside = corpus.in_scope(scope)
         ranked_lists: list[list[tuple[str, float]]] = []
         if self.mode in ("hybrid", "dense"):
-            ranked_lists.append(corpus.rank_dense(cosines, CANDIDATES, scope))
+            ranked_lists.append(corpus.rank_dense(cosines, CANDIDATES, inside))
         if self.mode in ("hybrid", "lexical"):
-            ranked_lists.append(corpus.rank_lexical(query.whole, CANDIDATES, scope))
+            ranked_lists.append(corpus.rank_lexical(query.whole, CANDIDATES, inside))
 
         fused: dict[str, float] = {}
         chunks: dict[str, Chunk] = {}
@@ -334,6 +332,8 @@ class Retriever:
         question = query.whole
         windows.sort(key=lambda w: w.answer_fit(question) * KIND_PRIOR[kind[w.chunk_id]], reverse=True)
         support = max(w.evidence(question) for w in windows)
+        # A question about a name the book never uses ("What MPPI parameters …?") is not answered
+        # by it, however close its other words come (its related lessons are still suggested).
         if unmentioned := corpus.unmentioned(question):
             support = min(support, CANNOT_ANSWER)
         return Evidence(support, topical, _distinct(windows), unmentioned)

@@ -88,14 +88,14 @@ def test_in_memory_bm25_ranks_as_qdrant_does(served: tuple[BookIndex, BookCorpus
     questions = [q.question for q in load_questions(EVAL_QUESTIONS)]
     assert len(questions) >= 20
     for question in questions:
-        _same_ranking(corpus.rank_lexical(question, 40, {}), _qdrant_bm25(index, reference, question, 40))
+        _same_ranking(corpus.rank_lexical(question, 40, corpus.in_scope({})), _qdrant_bm25(index, reference, question, 40))
 
 
 def test_scoped_bm25_ranks_as_qdrant_does(served: tuple[BookIndex, BookCorpus], reference: tuple[dict[str, int], str]) -> None:
     index, corpus = served
     lesson = next(c for c in corpus.chunks if c.kind == "lesson")
     for scope in ({"source_path": lesson.source_path}, {"module": lesson.module}):
-        ours = corpus.rank_lexical("publisher subscriber topic", 10, scope)
+        ours = corpus.rank_lexical("publisher subscriber topic", 10, corpus.in_scope(scope))
         assert ours and all(
             getattr(corpus.chunks[corpus.row[cid]], field) == value
             for cid, _ in ours for field, value in scope.items()
@@ -112,7 +112,7 @@ def test_in_memory_dense_ranking_is_qdrants(served: tuple[BookIndex, BookCorpus]
     questions = [q.question for q in load_questions(EVAL_QUESTIONS)][:10]
     for question, scope in itertools.product(questions, ({}, {"module": lesson.module})):
         vector = embedder.embed_query(question)
-        ours = corpus.rank_dense(corpus.cosines(np.asarray(vector, dtype=np.float32)), 20, scope)
+        ours = corpus.rank_dense(corpus.cosines(np.asarray(vector, dtype=np.float32)), 20, corpus.in_scope(scope))
         result = index.client.query_points(index.alias, query=vector, using=DENSE, limit=20,
                                            query_filter=match(**scope) if scope else None, with_payload=False)
         _same_ranking(ours, [(str(point.id), point.score) for point in result.points])
@@ -120,7 +120,7 @@ def test_in_memory_dense_ranking_is_qdrants(served: tuple[BookIndex, BookCorpus]
 
 def test_words_the_book_never_uses_rank_nothing(served: tuple[BookIndex, BookCorpus]) -> None:
     _, corpus = served
-    assert corpus.rank_lexical("sourdough croissant", 10, {}) == []
+    assert corpus.rank_lexical("sourdough croissant", 10, corpus.in_scope({})) == []
 
 
 def test_an_acronyms_plural_has_the_acronyms_terms() -> None:

@@ -4,7 +4,13 @@ import pytest
 
 from backend.retrieval import lexical
 from backend.retrieval.search import EVIDENCE_WINDOWS, _distinct
-from backend.retrieval.sentences import CANNOT_ANSWER, Window, rank_windows, spelled_out, split_sentences
+from backend.retrieval.sentences import (
+    CANNOT_ANSWER,
+    Window,
+    rank_windows,
+    spelled_out,
+    split_sentences,
+)
 
 PASSAGE = """The costmap is widened for walking robots.
 
