@@ -41,8 +41,13 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 # an image and an HTML/JSX tag show no text; a link, inline or by reference ("[its docs][cargo]",
 # "[cargo][]", "[cargo]"), shows its text (its target is a source file path or another site's
 # URL, not a passage of the book).
+#
+# MyST (Sphinx, Jupyter Book) writes cross-references as roles, "{func}`attrs.define`", shown as
+# their text: as code for objects of a program, as words otherwise; "{pep}`681`" as "PEP 681";
+# "{ref}`the guide <target>`" as its title, "{class}`~attrs.Attribute`" as its last name.
 _INLINE = re.compile(
-    r"(?P<code>(?P<ticks>`+).+?(?P=ticks))"
+    r"(?<![\w$])\{(?P<role>[\w.:+-]+)\}(?P<role_ticks>`+)(?P<role_text>.+?)(?P=role_ticks)"
+    r"|(?P<code>(?P<ticks>`+).+?(?P=ticks))"
     rf"|(?P<tag>{_TAG.pattern})"
     r"|(?P<image>!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?)"
     r"|\[(?P<text>[^\]]*)\](?:\((?P<target>[^)]*)\)|\[(?P<label>[^\]]*)\])?",
@@ -54,6 +59,22 @@ _INLINE = re.compile(
 _ADMONITION_FENCE = re.compile(
     r"^[ \t]*(?::::+|(?:!!!|\?\?\?\+?)[ \t]+[\w-]+)[^\n]*\n?", re.MULTILINE
 )
+# MyST: a target label line, "(custom-comparison)=", names the heading under it; readers see nothing.
+# A line opening with "%" is a MyST comment.
+_MYST_LABEL_OR_COMMENT = re.compile(r"^[ \t]*(?:\([\w.:-]+\)=[ \t]*|%(?:[ \t].*)?)$\n?", re.MULTILINE)
+_MYST_CODE_ROLES = frozenset({
+    "func", "meth", "class", "obj", "attr", "mod", "data", "exc", "const", "any", "code",
+    "literal", "samp", "file", "command", "envvar", "option", "kbd", "program", "type",
+})
+# MyST directives written as fences (```{note}): admonitions hold prose, these hold code, and the
+# rest (toctree, include, eval-rst, figure, autodoc, …) hold nothing a reader sees as text.
+_MYST_PROSE = frozenset({
+    "note", "warning", "tip", "important", "caution", "attention", "danger", "error", "hint",
+    "seealso", "admonition", "versionadded", "versionchanged", "deprecated", "topic", "sidebar",
+    "margin", "dropdown",
+})
+_MYST_CODE = frozenset({"code", "code-block", "sourcecode", "doctest", "testcode", "testoutput", "code-cell"})
+_DIRECTIVE_OPTIONS = re.compile(r"\A(?:[ \t]*:[\w-]+:.*(?:\n|\Z))+")  # ":class: tip" lines opening a body
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
 _QUIZ_QUESTION = re.compile(r"^\s*question\s*\d+", re.IGNORECASE)
 _QUIZ_ANSWER = re.compile(r"^\W*(correct\s+|sample\s+|reveal\s+)?answers?\b", re.IGNORECASE | re.MULTILINE)
@@ -136,13 +157,35 @@ def as_shown(markdown: str, references: frozenset[str] = frozenset()) -> str:
     make "[label]" a link."""
 
     def shown(match: re.Match[str]) -> str:
+        if match["role"]:
+            return _role_shown(match["role"], match["role_text"])
         if match["code"]:
             return match[0]
         if match["tag"] is not None or match["image"] is not None:
             return ""
         return match["text"] if _is_link(match, references) else match[0]
 
-    return _ADMONITION_FENCE.sub("", _INLINE.sub(shown, markdown))
+    return _ADMONITION_FENCE.sub("", _MYST_LABEL_OR_COMMENT.sub("", _INLINE.sub(shown, markdown)))
+
+
+def _role_shown(role: str, text: str) -> str:
+    """A MyST role as Sphinx renders it (see the comment on _INLINE)."""
+    name = role.rsplit(":", 1)[-1]
+    titled = re.fullmatch(r"(?s)(.+?)\s*<[^<>]+>", text)
+    if titled:
+        text = titled.group(1)
+    elif text.startswith("~"):
+        text = text[1:].rsplit(".", 1)[-1]
+    text = text.lstrip("!")
+    if name in ("pep", "rfc"):
+        return f"{name.upper()} {text}"
+    return f"`{text}`" if name in _MYST_CODE_ROLES and not titled else text
+
+
+def _myst_directive(info: str) -> str | None:
+    """The name of the MyST directive a fence opens ("{note}" → "note"), None for code."""
+    found = re.match(r"\{([\w:-]+)\}", info.strip())
+    return found.group(1).rsplit(":", 1)[-1] if found else None
 
 
 def _is_link(match: re.Match[str], references: frozenset[str]) -> bool:
@@ -222,6 +265,13 @@ def parse_blocks(source: str, body_start: int) -> list[Block]:
             raw = tokens[i + 1].content
         elif token.type == "code_block" and after_opener:
             raw = textwrap.dedent(raw)  # an MkDocs admonition's body: prose, not code
+        elif token.type == "fence" and (directive := _myst_directive(token.info)) is not None:
+            if directive in _MYST_CODE:
+                kind = "fence"
+            elif directive in _MYST_PROSE:
+                raw = _DIRECTIVE_OPTIONS.sub("", token.content)  # its body, as prose
+            else:
+                continue
         elif token.type in ("fence", "code_block"):
             kind = "fence"
         elif token.type == "table_open":

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from backend.retrieval import lexical
 
-_FENCE = re.compile(r"^(```|~~~).*?^\1\s*$", re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1\s*$", re.MULTILINE | re.DOTALL)  # in list items too
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HEADING = re.compile(r"^#{1,6}\s+")

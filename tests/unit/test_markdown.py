@@ -538,3 +538,40 @@ Never mutate state. <!-- editors: check this --> Copy it <span>first</span>.
     assert "| cargo | guide |" in text
     assert "[kept](as-is.md) <!-- in code --> ![kept](too.png)" in text
     assert "https://doc.rust-lang.org" not in text and "](" not in text.split("```md")[0].replace("`[a](b.md)`", "")
+
+
+def test_myst_roles_targets_comments_and_directives_read_as_the_page_shows_them() -> None:
+    """Sphinx's MyST markdown: roles show their text (code for a program's objects), target
+    labels and comments show nothing, admonition directives are prose, code directives code,
+    and the rest (toctree, include, …) nothing."""
+    source = f"""# T
+
+(custom-label)=
+## S
+
+{paragraph(40)} Use {{func}}`attrs.define` or {{class}}`~attrs.Attribute`, read
+{{doc}}`overview`, {{ref}}`the guide <guide-target>` and {{pep}}`681`.
+
+% a comment for the docs' editors
+
+```{{note}}
+:class: tip
+Slotted classes save memory.
+```
+
+```{{doctest}}
+>>> C(1) == C(1)
+True
+```
+
+```{{toctree}}
+:maxdepth: 2
+overview
+```
+"""
+    text = " ".join("\n".join(c.text for c in chunks_of(source)).split())
+    assert "Use `attrs.define` or `Attribute`, read overview, the guide and PEP 681." in text
+    assert "custom-label" not in text and "editors" not in text and "{" not in text.split("```")[0]
+    assert "Slotted classes save memory." in text and ":class:" not in text
+    assert "```{doctest} >>> C(1) == C(1) True ```" in text
+    assert "maxdepth" not in text and "toctree" not in text

@@ -46,6 +46,13 @@ def test_code_lines_that_set_a_value_are_sentences_in_page_order() -> None:
     assert sentences[0].shown == sentences[0].text
 
 
+def test_a_code_example_inside_a_list_item_is_code() -> None:
+    sentences = split_sentences("c1", "- Frozen classes refuse changes:\n\n  ```python\n  print(c)\n  queue_size = 10\n  ```\n\n- They hash.")
+    assert [(s.text, s.code) for s in sentences] == [
+        ("Frozen classes refuse changes:", False), ("queue_size = 10", True), ("They hash.", False),
+    ]
+
+
 def test_windows_do_not_mix_prose_and_code() -> None:
     sentences = split_sentences("c1", PASSAGE)
     windows = rank_windows(lexical.terms("planner footstep timer"), sentences, lambda _: 1.0, 20)
