@@ -70,9 +70,9 @@ class LocalEmbedder:
 class OnnxEmbedder:
     """The same packaged all-MiniLM-L6-v2, run by ONNX Runtime with int8 weights (quantized per
     channel): two to three times as fast on two CPU cores as PyTorch, with vectors 0.99 alike to
-    its on average. The ONNX file is made from the packaged weights on first use, on this machine (PyTorch
-    exports it, nothing is downloaded), and kept in `cache_dir` for every later process, which
-    then needs neither PyTorch nor sentence-transformers."""
+    its on average. The ONNX file is made from the packaged weights on first use, on this machine
+    (PyTorch exports it, nothing is downloaded), and kept in `cache_dir` for every later process,
+    which then needs neither PyTorch nor sentence-transformers."""
 
     # The graph's vectors differ slightly from those of the scaled_dot_product_attention graph
     # named "…/onnx-int8" before it: a book indexed with that one is embedded anew, not mixed.

@@ -50,10 +50,10 @@ EVIDENCE_WINDOWS = 6  # best windows kept as evidence (and offered as key senten
 # A window is read in its passage: words of the question that its section heading, the rest
 # of the passage or its code examples use count for a quarter.
 PASSAGE_CONTEXT = 0.25
-# Fits closer than this are ties, settled by the window's passage's search rank: the local
-# model's int8 vectors are 0.99 alike to its full-precision ones, which moves a passage's
-# semantic score, and so a window's fit, by up to about a hundredth.
-SEARCH_RANK_TIE = 0.01
+# A window's fit gains up to this much from its passage's search rank (the first passage all of
+# it, the last none): about what int8 rounding moves a fit by (the local model's int8 vectors
+# are 0.99 alike to its full-precision ones), so it orders windows that close and no others.
+SEARCH_RANK_PRIOR = 0.01
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
 TERM_SETS = 4096  # passages whose term sets are kept made (searches read the same ones again)
 
@@ -337,7 +337,7 @@ class Retriever:
         rank = {hit.chunk.id: i for i, hit in enumerate(hits)}
         windows.sort(
             key=lambda w: w.answer_fit(question) * KIND_PRIOR[kind[w.chunk_id]]
-            + SEARCH_RANK_TIE * (1 - rank[w.chunk_id] / len(hits)),
+            + SEARCH_RANK_PRIOR * (1 - rank[w.chunk_id] / len(hits)),
             reverse=True,
         )
         support = max(w.evidence(question) for w in windows)
