@@ -119,9 +119,11 @@ def print_summary(out: Console, report: IngestReport) -> None:
         + (f" ({report.embedded / report.seconds:.1f} passages/s)" if report.embedded and report.seconds else "")
     )
     if report.calibration:
+        calibration = report.calibration
         out.print(
-            f"  calibrated: a question is related to this book above a best-passage similarity of "
-            f"{report.calibration.off_topic_similarity:.3f} ({report.calibration.probes} everyday questions)"
+            f"  calibrated on {calibration.probes} everyday questions: a question is related to this "
+            f"book above a best-passage similarity of {calibration.off_topic_similarity:.3f}, answered "
+            f"from a support of {calibration.answerable:.3f}, confidently from {calibration.confident:.3f}"
         )
     if report.dropped_questions:
         out.print(f"  dropped {report.dropped_questions} quiz questions without an answer")

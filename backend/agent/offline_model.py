@@ -30,7 +30,6 @@ from openai.types.responses import (
 )
 
 from backend.grounding.messages import NOT_IN_BOOK_MARKER
-from backend.grounding.status import ANSWERABLE
 from backend.question import Question, asks_about_the_text, part_queries, standalone_query
 from backend.retrieval import lexical
 from backend.retrieval.query import Query
@@ -143,7 +142,7 @@ class OfflineAnswerModel(Model):
                 query = standalone_query(question.text, question.history)
             return [_search_call(q) for q in [query, *self.part_queries]]
         retry = self._with_previous_exchange()
-        found_little = max(s["support"] for s in self._whole_question(searches)) < ANSWERABLE
+        found_little = all(s["support"] < s["answerable"] for s in self._whole_question(searches))
         if retry and found_little and all(_searched(s) != retry for s in searches):
             return [_search_call(retry)]
         return []
@@ -197,8 +196,8 @@ class OfflineAnswerModel(Model):
             near = _around_selection(context, selected, asked)
             windows = [{**w, "support": main["support"]} for w in near] + windows
         main_windows: list[dict[str, Any]] = []
-        if main["support"] >= ANSWERABLE:
-            floor = max(ANSWERABLE, main["support"] * NEAR_BEST)
+        if main["support"] >= main["answerable"]:
+            floor = max(main["answerable"], main["support"] * NEAR_BEST)
             for window in windows:
                 new = not any(_overlapping(window, c) for c in main_windows)
                 if window["support"] >= floor and new:
@@ -208,7 +207,7 @@ class OfflineAnswerModel(Model):
         every_part = [w for w in main_windows if parts and all(_mentions(w, t) for t in self.part_topics)]
         chosen = every_part[:1]
         for part in parts:
-            floor = max(ANSWERABLE, part["support"] * NEAR_BEST)
+            floor = max(part["answerable"], part["support"] * NEAR_BEST)
             candidates = [
                 w for w in _new_to_reader(part["key_sentences"], selected)
                 if w["support"] >= floor and not any(_overlapping(w, c) for c in chosen)
@@ -216,7 +215,7 @@ class OfflineAnswerModel(Model):
             # A part answered from a lesson the answer has not cited yet widens the answer.
             cited = {c["lesson"] for c in chosen}
             candidates.sort(key=lambda w: w["lesson"] in cited)
-            if part["support"] >= ANSWERABLE and candidates:
+            if part["support"] >= part["answerable"] and candidates:
                 chosen.append(candidates[0])
         room = max(len(chosen), MAX_SENTENCE_WINDOWS) if parts else MAX_SENTENCE_WINDOWS
         for window in main_windows:

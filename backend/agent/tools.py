@@ -71,6 +71,8 @@ async def search_book_content(
             "query": query,
             "context": list(searched.context),
             "support": round(result.evidence.support, 3),
+            # the support at which this book answers a question (measured on it at ingest)
+            "answerable": state.retriever.calibration.answerable,
             "key_sentences": key_sentences,
             "passages": passages,
         },

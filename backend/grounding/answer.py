@@ -6,7 +6,7 @@ from pydantic import BaseModel
 from backend.grounding import messages
 from backend.grounding.citations import Citation, CitationStream, citation_of
 from backend.grounding.run import RunState
-from backend.grounding.status import ANSWERABLE, Confidence, Status, assess
+from backend.grounding.status import Confidence, Status, assess
 from backend.question import part_queries
 from backend.retrieval import lexical
 from backend.retrieval.index import ScoredChunk
@@ -38,12 +38,13 @@ def declined(text: str) -> bool:
 def ground(stream: CitationStream, raw_text: str, state: RunState) -> Answer:
     """`stream` has been fed the model's text (streamed or whole); `raw_text` is that text."""
     citations = stream.citations()
+    calibration = state.retriever.calibration
     assessment = assess(
-        state.evidence.support, len(citations), declined(raw_text),
+        state.evidence.support, len(citations), declined(raw_text), calibration,
         _answers_every_part(state, stream.text),
     )
     if assessment.status == "not_found":
-        related = state.evidence.topical > state.retriever.calibration.off_topic_similarity
+        related = state.evidence.topical > calibration.off_topic_similarity
         suggestions = suggest(state) if related else []
         if unmentioned := state.evidence.unmentioned:
             lead = messages.NEVER_MENTIONED_SUGGESTIONS if suggestions else messages.NEVER_MENTIONED
@@ -68,9 +69,10 @@ def _answers_every_part(state: RunState, answer: str) -> bool:
     had too little on it, and the answer does not use that part's words either."""
     question = state.question
     idf = state.retriever.corpus.idf
+    answerable = state.retriever.calibration.answerable
     said = frozenset(lexical.terms(answer, compounds=False))
     for part, query in part_queries(question.text, question.history).items():
-        if state.searched.get(query, ANSWERABLE) >= ANSWERABLE:
+        if state.searched.get(query, answerable) >= answerable:
             continue
         if lexical.weighted_share(lexical.terms(part, compounds=False), said, idf) < PART_COVERED:
             return False

@@ -1,17 +1,25 @@
-"""What "unrelated to this book" means for this book, measured on the book itself.
+"""What "unrelated to this book" and "answered by this book" mean for this book, measured on
+the book itself.
 
-How similar a question's best passages are to it depends on the book (its length, its
-subject, how its pages are written) and on the embedding model, so no constant can say where
-"related" starts. At ingest, and once for an index built before calibration existed, the book
-is searched with everyday questions no technical book answers (`everyday_questions.txt`:
-weather, cooking, sport, travel …); their best passages' similarity is what an unrelated
-question scores on this book. A question whose best passage is no more similar than most of
-them (OFF_TOPIC_QUANTILE) is outside the book's scope. The probes are fixed and the search
-deterministic, so the same book and model always give the same figures.
+How similar a question's best passages are to it, and how much support its best sentences
+give, depend on the book (its length, its subject, how its pages are written) and on the
+embedding model, so no constant can say where "related" or "answerable" starts. At ingest, and
+once for an index built by an earlier method, the book is searched with everyday questions no
+technical book answers (`everyday_questions.txt`: weather, cooking, sport, travel …); what they
+score is what chance gives on this book:
+- related: a question whose best passage is no more similar than most of them
+  (OFF_TOPIC_QUANTILE) is outside the book's scope;
+- answerable: support is a best match over many sentences, so chance alone reaches higher on a
+  long book, and on a book about one subject (whose own name every page uses and so weighs
+  nothing) a real answer reaches less. A question is answered when its support stands out
+  from chance as a significant result does: ANSWERABLE_SIGMAS standard deviations above the
+  everyday questions' mean; confidently answered at twice that distance.
+The probes are fixed and the search deterministic, so the same book and model always give the
+same figures.
 """
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 from pydantic import BaseModel
@@ -21,24 +29,34 @@ PROBES = Path(__file__).with_name("everyday_questions.txt")
 # as related: a high quantile, not the maximum, because a book may happen to touch one everyday
 # subject (a cooking example in a programming guide) and that one probe says nothing of the rest.
 OFF_TOPIC_QUANTILE = 0.9
+# The three-sigma rule: support this many standard deviations above chance is not chance.
+# The standard deviation, not a robust spread, because a book whose words happen to recur in
+# everyday questions (a "store" in a state-management guide) has a long tail that matters here.
+ANSWERABLE_SIGMAS = 3.0
+CONFIDENT_SIGMAS = 2 * ANSWERABLE_SIGMAS
 # Bump when what is measured changes: a stored calibration of another method is measured again.
-METHOD = "best-passage-similarity/everyday-40/q90"
+METHOD = "everyday-80/similarity-q90/support-mean+3sd"
 
 
 class Calibration(BaseModel):
     """Stored with the index (collection metadata "calibration") and printed by ingest."""
 
     off_topic_similarity: float  # best-passage similarity most everyday questions stay below
+    answerable: float  # support at which the book answers a question
+    confident: float  # support at which an answer is given with high confidence
     probes: int
     method: str = METHOD
 
 
-class Searcher(Protocol):
-    def topical_similarity(self, query: str) -> float: ...
-
-
-def calibrate(searcher: Searcher) -> Calibration:
+def calibrate(probe: Callable[[str], tuple[float, float]]) -> Calibration:
+    """`probe(question)` is the question's best-passage similarity and support on the book."""
     questions = [q for q in PROBES.read_text(encoding="utf-8").splitlines() if q.strip()]
-    similarities = [searcher.topical_similarity(q) for q in questions]
+    similarities, supports = np.array([probe(q) for q in questions]).T
     level = float(np.quantile(similarities, OFF_TOPIC_QUANTILE, method="inverted_cdf"))
-    return Calibration(off_topic_similarity=round(level, 4), probes=len(questions))
+    chance, spread = float(supports.mean()), float(supports.std())
+    return Calibration(
+        off_topic_similarity=round(level, 4),
+        answerable=round(chance + ANSWERABLE_SIGMAS * spread, 4),
+        confident=round(chance + CONFIDENT_SIGMAS * spread, 4),
+        probes=len(questions),
+    )

@@ -229,15 +229,15 @@ class Retriever:
         if self._calibration is None or self._calibration[0] != collection:
             stored = self.index.metadata().get("calibration") or {}
             current = stored.get("method") == METHOD
-            measured = Calibration.model_validate(stored) if current else calibrate(self)
+            measured = Calibration.model_validate(stored) if current else calibrate(self.probe)
             self._calibration = (collection, measured)
         return self._calibration[1]
 
-    def topical_similarity(self, query: str) -> float:
-        """The semantic score of the passage most similar to `query`: how near the book comes."""
-        vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
-        corpus = self.corpus
-        return float(corpus.semantic_scores(corpus.cosines(vector)).max(initial=0.0))
+    def probe(self, question: str) -> tuple[float, float]:
+        """How near the book comes to `question` (its best passage's semantic score), and the
+        support the book gives it."""
+        evidence = self.search(question).evidence
+        return evidence.topical, evidence.support
 
     def search(
         self,

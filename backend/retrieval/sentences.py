@@ -24,11 +24,11 @@ _MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|^>\s*")
 WINDOW = 2  # a claim and its explanation often span two sentences
 ANSWER_TYPE_BONUS = 0.15
 AMOUNT_MISSING = 0.05  # less evidence for "how many" in a window without a number
-# The most support a window has that cannot answer the question, below any answer threshold:
+# The support of a window that cannot answer the question: none, below any book's answer threshold:
 # "how much does it cost?" asks for a price, "on what date?" for a date, "(in kHz)" for a figure
 # in kHz, and a window that gives no value of that kind does not answer it, however close its
 # words come. A book that gives the value says so near its subject, so the best windows hold it.
-CANNOT_ANSWER = 0.2
+CANNOT_ANSWER = 0.0
 CODE_LINE_CHARS = 160  # longer code lines are logic, not a value worth quoting
 # A code line worth quoting sets a value (`robot_radius: 0.4`, `queue_size=10`, `effort="30"`);
 # definitions, imports, control flow and bare comments are not answers.

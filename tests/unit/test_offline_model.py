@@ -8,17 +8,22 @@ from backend.grounding.messages import NOT_IN_BOOK_MARKER
 from backend.question import Question, Turn
 
 TOOLS = {"search_book_content", "get_selected_text_context", "get_lesson_metadata"}
-STRONG, WEAK = 0.6, 0.2  # either side of status.ANSWERABLE
+ANSWERABLE = 0.36  # the support at which the book of these searches answers (its calibration)
+STRONG, WEAK = 0.6, 0.2  # either side of it
 
 
 def search(
-    query: str, support: float, *windows: tuple[str, str, str, float], context: tuple[str, ...] = ()
+    query: str,
+    support: float,
+    *windows: tuple[str, str, str, float],
+    context: tuple[str, ...] = (),
+    answerable: float = ANSWERABLE,
 ) -> dict[str, Any]:
     """A search tool's output, as tools.search_book_content writes it."""
     key_sentences = [
         {"ref": ref, "lesson": lesson, "text": text, "support": s} for ref, lesson, text, s in windows
     ]
-    return {"query": query, "context": list(context), "support": support,
+    return {"query": query, "context": list(context), "support": support, "answerable": answerable,
             "key_sentences": key_sentences, "passages": []}
 
 
@@ -69,6 +74,19 @@ def test_it_declines_when_no_search_found_enough_support() -> None:
     weak = search("What does a pizza oven cost?", WEAK, ("S1", "Ovens", "Ovens are hot.", WEAK))
     assert model.compose([weak]) == NOT_IN_BOOK_MARKER
     assert model.compose([]) == NOT_IN_BOOK_MARKER
+
+
+def test_enough_support_is_what_the_books_own_calibration_says() -> None:
+    """The same support answers on a book where chance scores little and is declined on one
+    where it scores more (retrieval/calibration.py measures each book at ingest)."""
+    model = OfflineAnswerModel(Question(text="How do I freeze a class?"))
+    window = ("S1", "Frozen", "Pass frozen=True to make instances immutable.", 0.3)
+    assert model.compose([search("How do I freeze a class?", 0.3, window, answerable=0.25)]) == (
+        "Pass frozen=True to make instances immutable. [S1]"
+    )
+    assert model.compose([search("How do I freeze a class?", 0.3, window, answerable=0.36)]) == (
+        NOT_IN_BOOK_MARKER
+    )
 
 
 def test_the_retry_answers_when_it_found_more_than_the_first_search() -> None:
