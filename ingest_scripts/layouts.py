@@ -8,6 +8,10 @@ under which module, at which URL, with which heading anchors.
 - mdbook: `book.toml` or `SUMMARY.md` (pages under `src`): only the chapters SUMMARY.md lists,
   in its order, `ch01.md` → `ch01.html` (`README.md` → `index.html`), anchors as mdBook makes
   them, a chapter's module is its part or top-level chapter;
+- sphinx: `conf.py` (MyST markdown for Sphinx): the pages the root document's toctrees reach,
+  in their order, then the others the build still makes (`exclude_patterns` left out); a
+  page's module is its toctree's caption, or the root document's heading above that toctree;
+  `a/b.md` → `a/b.html`, anchors as docutils makes section ids;
 - plain: markdown as a repository browser shows it: `a/b.md#anchor`, GitHub's anchors;
 - html: a generator's output folder (Docusaurus `build/`, MkDocs `site/`, Sphinx `_build/html`,
   mdBook `book/`, Hugo `public/`, VitePress `dist/`): `.html` pages and no markdown. Pages are
@@ -17,6 +21,8 @@ Docusaurus reads the title from front matter or the page's `#` heading; the othe
 page's first heading of any level (mdBook books often open chapters with `##`).
 """
 
+import ast
+import fnmatch
 import re
 import unicodedata
 from abc import ABC, abstractmethod
@@ -29,7 +35,7 @@ import yaml
 
 from ingest_scripts.permalinks import HeadingSlugger, doc_id, permalink
 
-LayoutName = Literal["docusaurus", "mkdocs", "mdbook", "plain", "html"]
+LayoutName = Literal["docusaurus", "mkdocs", "mdbook", "sphinx", "plain", "html"]
 LAYOUTS: tuple[LayoutName, ...] = get_args(LayoutName)
 SUFFIXES = {
     "markdown": (".md", ".mdx"),
@@ -213,6 +219,135 @@ class MdBook(Layout):
         return HeadingSlugger(_mdbook_slug)
 
 
+def _docutils_id(text: str) -> str:
+    """docutils' make_id, which Sphinx gives a section: ASCII lower case, runs of anything
+    else one hyphen, no leading digits or hyphens."""
+    text = unicodedata.normalize("NFKD", text.lower()).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"^[-0-9]+|-+$", "", re.sub(r"[^a-z0-9]+", "-", " ".join(text.split())))
+
+
+class _DocutilsIds(HeadingSlugger):
+    """A page's section ids: a title used before, or one with no id of its own, gets docutils'
+    page-wide `id1`, `id2`, … instead."""
+
+    def __init__(self) -> None:
+        super().__init__(_docutils_id)
+        self._numbered = 0
+
+    def anchor(self, heading_text: str) -> str:
+        slug = _docutils_id(heading_text.strip())
+        if not slug or slug in self._seen:
+            self._numbered += 1
+            slug = f"id{self._numbered}"
+        self._seen[slug] = 0
+        return slug
+
+
+_TOCTREE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{toctree\}[^\n]*\n(?P<body>.*?)^(?P=fence)\s*$", re.DOTALL | re.MULTILINE)
+_HEADING = re.compile(r"^#{1,6}\s+(?P<title>.+?)\s*#*\s*$", re.MULTILINE)
+_ENTRY_TARGET = re.compile(r"<([^<>]+)>\s*$")  # "Title <page>"
+
+
+class Sphinx(Layout):
+    name = "sphinx"
+
+    def __init__(self, root: Path):
+        super().__init__(root)
+        self.docs = root if (root / "conf.py").is_file() else root / "docs"
+        config = _literal_assignments(self.docs / "conf.py")
+        self.excluded = [str(p) for p in config.get("exclude_patterns", []) if isinstance(p, str)]
+        self.root_doc = str(config.get("root_doc") or config.get("master_doc") or "index")
+        self.order: list[str] = []  # docnames ("a/b"), in the order the toctrees give
+        self.modules: dict[str, str] = {}
+        self._docs: set[str] = set()
+
+    @staticmethod
+    def found(root: Path) -> bool:
+        return (root / "conf.py").is_file() or (root / "docs" / "conf.py").is_file()
+
+    def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
+        """Every markdown page the build makes: those the toctrees reach first, in order."""
+        by_doc: dict[str, Path] = {}
+        left_out: list[Path] = []
+        for path in files:
+            rel = path.relative_to(self.docs).as_posix() if path.is_relative_to(self.docs) else None
+            if rel is None or any(fnmatch.fnmatch(rel, pattern) for pattern in self.excluded):
+                left_out.append(path)
+            else:
+                by_doc[rel.rsplit(".", 1)[0]] = path
+        self._docs = set(by_doc)
+        self._walk(self.root_doc, by_doc, module=None)
+        reached = [by_doc[doc] for doc in self.order]
+        return reached + [p for doc, p in by_doc.items() if doc not in self.order], left_out
+
+    def _walk(self, doc: str, by_doc: dict[str, Path], module: str | None) -> None:
+        if doc in self.order or doc not in by_doc:
+            return
+        self.order.append(doc)
+        if module:
+            self.modules[doc] = module
+        text = by_doc[doc].read_text(encoding="utf-8", errors="replace")
+        headings = list(_HEADING.finditer(text))
+        folder = PurePosixPath(doc).parent
+        for toctree in _TOCTREE.finditer(text):
+            caption, entries = _toctree(toctree["body"])
+            if doc == self.root_doc:  # the root's toctrees are the book's parts
+                above = [h["title"] for h in headings[1:] if h.start() < toctree.start()]
+                module = caption or (above[-1] if above else None)
+            for entry in entries:
+                for child in self._resolve(entry, folder):
+                    self._walk(child, by_doc, module)
+
+    def _resolve(self, entry: str, folder: PurePosixPath) -> list[str]:
+        """The docnames a toctree entry names: relative to its page, `/` from the docs root,
+        glob patterns matched in name order; `self` and links are not pages."""
+        target = entry[1:] if entry.startswith("/") else (folder / entry).as_posix().removeprefix("./")
+        target = target.rsplit(".md", 1)[0] if target.endswith((".md", ".mdx")) else target
+        if any(ch in target for ch in "*?["):
+            return sorted(doc for doc in self._docs if fnmatch.fnmatch(doc, target))
+        return [target]
+
+    def module_of(self, rel: str) -> str | None:
+        return self.modules.get(rel.rsplit(".", 1)[0])
+
+    def url_path(self, rel: str, front_matter: dict) -> str:
+        return "/" + quote(rel.rsplit(".", 1)[0]) + ".html"
+
+    def slugger(self) -> HeadingSlugger:
+        return _DocutilsIds()
+
+
+def _toctree(body: str) -> tuple[str | None, list[str]]:
+    """A toctree directive's caption and entries (option lines start with a colon)."""
+    caption: str | None = None
+    entries: list[str] = []
+    for line in body.splitlines():
+        line = line.strip()
+        if line.startswith(":caption:"):
+            caption = line.removeprefix(":caption:").strip() or None
+        elif line and not line.startswith(":") and line != "self" and "://" not in line:
+            target = _ENTRY_TARGET.search(line)
+            entries.append(target.group(1).strip() if target else line)
+    return caption, entries
+
+
+def _literal_assignments(conf: Path) -> dict[str, object]:
+    """The settings conf.py assigns plain values to (`master_doc = "index"`), read without
+    running it: a configuration is code, and ingest does not run a book's code."""
+    try:
+        tree = ast.parse(conf.read_text(encoding="utf-8"), filename=str(conf))
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise LayoutError(f"{conf}: cannot be read ({exc})") from exc
+    values: dict[str, object] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                values[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+    return values
+
+
 class BuiltSite(Layout):
     name = "html"
 
@@ -231,9 +366,11 @@ class BuiltSite(Layout):
         return self.url_path(rel, front_matter).strip("/").removesuffix(".html") or "index"
 
 
-_DETECTED: tuple[type[BuiltSite] | type[MdBook] | type[MkDocs], ...] = (BuiltSite, MdBook, MkDocs)
+_DETECTED: tuple[type[BuiltSite] | type[MdBook] | type[MkDocs] | type[Sphinx], ...] = (
+    BuiltSite, MdBook, MkDocs, Sphinx,
+)
 _BY_NAME: dict[str, type[Layout]] = {
-    cls.name: cls for cls in (Docusaurus, MkDocs, MdBook, Plain, BuiltSite)
+    cls.name: cls for cls in (Docusaurus, MkDocs, MdBook, Sphinx, Plain, BuiltSite)
 }
 
 

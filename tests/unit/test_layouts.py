@@ -1,5 +1,6 @@
-"""Markdown published by other generators: mdBook and MkDocs projects get their real titles,
-modules, order, URLs and anchors; MkDocs's are checked against a real `mkdocs build`."""
+"""Markdown published by other generators: mdBook, MkDocs and Sphinx (MyST) projects get their
+real titles, modules, order, URLs and anchors; MkDocs's and Sphinx's are checked against a
+real build."""
 
 import re
 import subprocess
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest_scripts.layouts import MdBook, MkDocs, detect_layout
+from ingest_scripts.layouts import LayoutError, MdBook, MkDocs, Sphinx, detect_layout
 from ingest_scripts.pipeline import plan_book
 from tests.support.books import write_book
 
@@ -179,6 +180,95 @@ def test_a_docs_folder_given_directly_finds_mkdocs_yml_beside_it(tmp_path: Path)
     assert {p.url for p in plan.pages} == {"/", "/user-guide/writing/", "/user-guide/configuration/", "/about/"}
     assert re.fullmatch(r"/user-guide/writing/#file-layout-naming(_1)?",
                         next(c.url for c in plan.chunks if c.heading == "File layout & naming"))
+
+
+SPHINX = {
+    "docs/conf.py": (
+        'import os\nproject = "Gadgets"\nmaster_doc = "start"\nextensions = ["myst_parser"]\n'
+        'exclude_patterns = ["_build", "drafts/*"]\nhtml_theme = os.environ.get("THEME", "alabaster")\n'
+    ),
+    "docs/start.md": f"""# Gadgets
+
+Gadgets measure things. {PROSE}
+
+## Guides
+
+```{{toctree}}
+:maxdepth: 2
+
+guide/install
+Using gadgets <guide/usage>
+```
+
+```{{toctree}}
+:caption: Reference
+:glob:
+
+reference/*
+https://example.com/elsewhere
+```
+""",
+    "docs/guide/install.md": (
+        f"# Installing\n\nInstall with pip. {PROSE}\n\n## Café déjà vu: `pip install`!\n\nAccents. {PROSE}\n"
+    ),
+    "docs/guide/usage.md": (
+        f"# Usage\n\nUse them daily. {PROSE}\n\n```{{toctree}}\ntuning\n```\n\n"
+        f"## Examples\n\nA first example. {PROSE}\n\n## Examples\n\nThe same heading again. {PROSE}\n"
+    ),
+    "docs/guide/tuning.md": f"# Tuning\n\nTune the gain. {PROSE}\n\n## 2 Gains and more\n\nNumbers first. {PROSE}\n",
+    "docs/reference/b-config.md": f"# Configuration\n\nSettings live in a file. {PROSE}\n",
+    "docs/reference/a-cli.md": f"# Command line\n\nRun `gadget`. {PROSE}\n",
+    "docs/orphan.md": f"# Orphan\n\nIn no toctree, built all the same. {PROSE}\n",
+    "docs/drafts/wip.md": f"# Work in progress\n\nExcluded by conf.py. {PROSE}\n",
+    "README.md": f"# Repository\n\nNot part of the site. {PROSE}\n",
+}
+
+
+def test_a_sphinx_myst_project_links_to_pages_and_anchors_of_its_real_build(tmp_path: Path) -> None:
+    pytest.importorskip("myst_parser")
+    root = write_book(tmp_path / "project", SPHINX)
+    assert isinstance(detect_layout(root), Sphinx)
+    plan = plan_book(root / "docs", "gadgets")
+    assert plan.layout == "sphinx"
+    assert [(p.source_path, p.title, p.module) for p in plan.pages] == [
+        ("start.md", "Gadgets", ""),
+        ("guide/install.md", "Installing", "Guides"),
+        ("guide/usage.md", "Usage", "Guides"),
+        ("guide/tuning.md", "Tuning", "Guides"),
+        ("reference/a-cli.md", "Command line", "Reference"),
+        ("reference/b-config.md", "Configuration", "Reference"),
+        ("orphan.md", "Orphan", ""),
+    ]
+    assert plan.skipped_files == ["drafts/wip.md"]
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root / "docs"), str(site)],
+                   check=True, capture_output=True)
+    checked = 0
+    for chunk in plan.chunks:
+        path, _, anchor = chunk.url.partition("#")
+        page = site / path.lstrip("/")
+        assert page.is_file(), chunk.url
+        if anchor:
+            ids = _Ids()
+            ids.feed(page.read_text(encoding="utf-8"))
+            assert anchor in ids.ids, (chunk.url, sorted(ids.ids))
+            checked += 1
+    assert checked == 4  # every section but the pages' first
+    anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
+    assert {"cafe-deja-vu-pip-install", "examples", "id1", "gains-and-more"} <= anchors
+
+
+def test_a_sphinx_conf_py_is_read_not_run(tmp_path: Path) -> None:
+    """Only plain assignments are read; a conf.py that Python cannot parse is a clear error."""
+    root = write_book(tmp_path / "p", {
+        "conf.py": 'import sys\nsys.exit("ran")\nmaster_doc = "home"\nexclude_patterns = [x for x in "ab"]\n',
+        "home.md": f"# Home\n\n{PROSE}\n",
+    })
+    layout = Sphinx(root)
+    assert layout.root_doc == "home" and layout.excluded == []
+    (root / "conf.py").write_text("master_doc = (\n", encoding="utf-8")
+    with pytest.raises(LayoutError, match="conf.py: cannot be read"):
+        Sphinx(root)
 
 
 def test_plain_markdown_links_to_the_files_with_githubs_anchors(tmp_path: Path) -> None:
