@@ -121,7 +121,9 @@ def print_summary(out: Console, report: IngestReport) -> None:
     if report.calibration:
         calibration = report.calibration
         out.print(
-            f"  calibrated on {calibration.probes} everyday questions: a question is related to this "
+            f"  calibrated on {calibration.probes - calibration.left_out} everyday questions"
+            + (f" ({calibration.left_out} more the book is about left out)" if calibration.left_out else "")
+            + ": a question is related to this "
             f"book above a best-passage similarity of {calibration.off_topic_similarity:.3f}, answered "
             f"from a support of {calibration.answerable:.3f}, confidently from {calibration.confident:.3f}"
         )

@@ -16,6 +16,11 @@ score is what chance gives on this book:
   everyday questions' mean; confidently answered at twice that distance.
 The probes are fixed and the search deterministic, so the same book and model always give the
 same figures.
+
+A book may be about an everyday subject (a cookbook answers "How long should I boil an egg?"):
+the probes it is about are not chance. They stand out by how similar the book's best passage is
+to them, so a probe more than ABOUT_SIGMAS robust deviations above the probes' median
+similarity is left out before either level is measured.
 """
 
 from collections.abc import Callable
@@ -34,8 +39,12 @@ OFF_TOPIC_QUANTILE = 0.9
 # everyday questions (a "store" in a state-management guide) has a long tail that matters here.
 ANSWERABLE_SIGMAS = 3.0
 CONFIDENT_SIGMAS = 2 * ANSWERABLE_SIGMAS
+# The same rule for the probes a book is about, with the median and the median absolute
+# deviation: the estimate must not be moved by the very probes it is looking for.
+ABOUT_SIGMAS = 3.0
+MAD_TO_SIGMA = 1.4826  # the median absolute deviation of a normal distribution is 0.6745 sigma
 # Bump when what is measured changes: a stored calibration of another method is measured again.
-METHOD = "everyday-80/similarity-q90/support-mean+3sd"
+METHOD = "everyday-80-less-its-own/similarity-q90/support-mean+3sd"
 
 
 class Calibration(BaseModel):
@@ -44,7 +53,8 @@ class Calibration(BaseModel):
     off_topic_similarity: float  # best-passage similarity most everyday questions stay below
     answerable: float  # support at which the book answers a question
     confident: float  # support at which an answer is given with high confidence
-    probes: int
+    probes: int  # everyday questions measured
+    left_out: int = 0  # of them, those the book is about
     method: str = METHOD
 
 
@@ -52,11 +62,20 @@ def calibrate(probe: Callable[[str], tuple[float, float]]) -> Calibration:
     """`probe(question)` is the question's best-passage similarity and support on the book."""
     questions = [q for q in PROBES.read_text(encoding="utf-8").splitlines() if q.strip()]
     similarities, supports = np.array([probe(q) for q in questions]).T
-    level = float(np.quantile(similarities, OFF_TOPIC_QUANTILE, method="inverted_cdf"))
-    chance, spread = float(supports.mean()), float(supports.std())
+    chance = ~_about_the_book(similarities)
+    level = float(np.quantile(similarities[chance], OFF_TOPIC_QUANTILE, method="inverted_cdf"))
+    mean, spread = float(supports[chance].mean()), float(supports[chance].std())
     return Calibration(
         off_topic_similarity=round(level, 4),
-        answerable=round(chance + ANSWERABLE_SIGMAS * spread, 4),
-        confident=round(chance + CONFIDENT_SIGMAS * spread, 4),
+        answerable=round(mean + ANSWERABLE_SIGMAS * spread, 4),
+        confident=round(mean + CONFIDENT_SIGMAS * spread, 4),
         probes=len(questions),
+        left_out=int((~chance).sum()),
     )
+
+
+def _about_the_book(similarities: np.ndarray) -> np.ndarray:
+    """The probes whose best passage is far more similar to them than to the rest."""
+    median = float(np.median(similarities))
+    spread = MAD_TO_SIGMA * float(np.median(np.abs(similarities - median)))
+    return similarities > median + ABOUT_SIGMAS * spread if spread > 0 else np.zeros(len(similarities), bool)

@@ -1,0 +1,103 @@
+"""Where a book answers is measured on the book: everyday questions are what chance scores on
+it, except those the book is itself about (a cookbook answers "How long should I boil an egg?")."""
+
+from pathlib import Path
+
+import numpy as np
+
+from backend.config import Settings
+from backend.engine import Library
+from backend.retrieval.calibration import PROBES, calibrate
+from tests.support.answers import ask
+from tests.support.books import ingest_into, write_book
+
+PROBE_QUESTIONS = [q for q in PROBES.read_text(encoding="utf-8").splitlines() if q.strip()]
+
+COOKBOOK = {
+    "eggs.md": """# Eggs
+
+## Boiling eggs
+
+How long to boil an egg depends on the yolk you want. Lower the eggs into water that is already
+boiling. Cook them six minutes for a soft, jammy yolk and ten minutes for a firm one, then cool
+them in cold water so they stop cooking and peel easily.
+""",
+    "bread.md": """# Bread
+
+## Making a sourdough starter
+
+A sourdough starter is flour and water that wild yeast and bacteria have colonised. Mix equal
+weights of wholemeal flour and water in a jar and leave it loosely covered. Every day, discard
+half and feed it with fresh flour and water. After about a week it doubles within hours of a
+feed and smells pleasantly sour: it is ready to bake with.
+""",
+    "rice.md": """# Rice
+
+## Cooking rice in a pot
+
+You do not need a rice cooker. Rinse the rice until the water runs clear, then simmer one part
+rice with one and a half parts water in a covered pot for twelve minutes. Take it off the heat
+and leave the lid on for ten more minutes so the grains finish steaming.
+
+## Fried rice
+
+Fried rice is best made with cold rice from the day before, because the grains are drier and
+stay separate in a hot pan.
+""",
+    "pans.md": """# Pans and storage
+
+## Caring for a cast iron pan
+
+Clean a cast iron pan with hot water and a brush while it is still warm, and avoid soaking it.
+Dry it on the stove, then rub a thin film of oil over the surface to keep the seasoning.
+
+## Storing leftovers
+
+Cooked chicken keeps three to four days in the fridge in a closed container. Cool leftovers
+within two hours of cooking and reheat them until they are steaming hot all the way through.
+""",
+    "sweets.md": """# Sweets
+
+## Pancakes
+
+Whisk flour, milk, eggs and a pinch of salt into a smooth batter and let it rest for half an
+hour. Cook thin pancakes in a hot buttered pan for about a minute on each side.
+
+## Chocolate chip cookies
+
+Cream butter and sugar, beat in an egg, then stir in flour, baking soda and chocolate chips.
+Bake spoonfuls of dough for ten to twelve minutes, until the edges are golden.
+""",
+}
+
+
+def test_probes_the_book_is_about_are_left_out_of_chance() -> None:
+    """Chance is the probes' support, with its spread; the few probes whose best passage is
+    far nearer than the rest's (the book's own subject) are not chance and are left out."""
+    own = {"How long should I boil an egg?", "How do I make a sourdough starter?"}
+
+    def probe(question: str) -> tuple[float, float]:
+        spread = (len(question) % 7) / 100  # a small spread, as unrelated questions have
+        return (0.8, 0.9) if question in own else (0.15 + spread, 0.1 + spread)
+
+    calibration = calibrate(probe)
+    chance = np.array([probe(q)[1] for q in PROBE_QUESTIONS if q not in own])
+    assert calibration.left_out == len(own) and calibration.probes == len(PROBE_QUESTIONS)
+    assert calibration.answerable == round(chance.mean() + 3 * chance.std(), 4)
+    assert calibration.confident == round(chance.mean() + 6 * chance.std(), 4)
+    assert calibration.off_topic_similarity < 0.25  # the book's own probes do not raise it
+
+
+async def test_a_book_about_an_everyday_subject_answers_its_own_questions(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    ingest_into(data, write_book(tmp_path / "cookbook", COOKBOOK), "cookbook")
+    library = Library(Settings(LECTERN_DATA_DIR=data, LECTERN_BOOK="cookbook"))
+    try:
+        calibration = library.engine().retriever.calibration
+        rice, _ = await ask(library.engine(), "Do I need a rice cooker to make rice?")
+        sport, _ = await ask(library.engine(), "Who won the World Cup in 2018?")
+    finally:
+        library.close()
+    assert calibration.left_out >= 4  # eggs, sourdough, rice, cast iron …
+    assert rice.status == "found" and rice.citations[0].source_path == "rice.md"
+    assert sport.status == "not_found" and sport.text.startswith("That question is outside the scope")
