@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from scipy.cluster.hierarchy import fcluster, linkage
 
 from backend.metrics import percentile
-from backend.retrieval.calibration import PROBES
+from backend.retrieval.calibration import probe_questions
 from backend.retrieval.embeddings import Embedder
 from backend.retrieval.search import Retriever
 from backend.store.models import AskedQuestion, FeedbackEntry
@@ -138,7 +138,7 @@ class TopicLevels:
             if chunk.heading and chunk.heading not in titles:
                 titles[chunk.heading] = chunk.source_path
         sample = sorted(titles.items())[:: max(1, len(titles) // SECTION_SAMPLE)][:SECTION_SAMPLE]
-        probes = [line.strip() for line in PROBES.read_text(encoding="utf-8").splitlines() if line.strip()]
+        probes = probe_questions()
         vectors = unit_embeddings(self.embedder, [title for title, _ in sample] + probes)
         titled, asked = vectors[: len(sample)], vectors[len(sample):]
         similarities = [

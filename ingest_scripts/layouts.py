@@ -22,7 +22,7 @@ page's first heading of any level (mdBook books often open chapters with `##`).
 """
 
 import ast
-import fnmatch
+import posixpath
 import re
 import unicodedata
 from abc import ABC, abstractmethod
@@ -32,6 +32,7 @@ from typing import Literal, get_args
 from urllib.parse import quote
 
 import yaml
+from docutils.nodes import make_id
 
 from ingest_scripts.permalinks import HeadingSlugger, doc_id, permalink
 
@@ -219,23 +220,16 @@ class MdBook(Layout):
         return HeadingSlugger(_mdbook_slug)
 
 
-def _docutils_id(text: str) -> str:
-    """docutils' make_id, which Sphinx gives a section: ASCII lower case, runs of anything
-    else one hyphen, no leading digits or hyphens."""
-    text = unicodedata.normalize("NFKD", text.lower()).encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"^[-0-9]+|-+$", "", re.sub(r"[^a-z0-9]+", "-", " ".join(text.split())))
-
-
 class _DocutilsIds(HeadingSlugger):
-    """A page's section ids: a title used before, or one with no id of its own, gets docutils'
-    page-wide `id1`, `id2`, … instead."""
+    """A page's section ids as Sphinx gives them (docutils' make_id); a title used before gets
+    docutils' page-wide `id1`, `id2`, … instead."""
 
     def __init__(self) -> None:
-        super().__init__(_docutils_id)
+        super().__init__(make_id)
         self._numbered = 0
 
     def anchor(self, heading_text: str) -> str:
-        slug = _docutils_id(heading_text.strip())
+        slug = self._slug(heading_text.strip())
         if not slug or slug in self._seen:
             self._numbered += 1
             slug = f"id{self._numbered}"
@@ -243,8 +237,12 @@ class _DocutilsIds(HeadingSlugger):
         return slug
 
 
-_TOCTREE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{toctree\}[^\n]*\n(?P<body>.*?)^(?P=fence)\s*$", re.DOTALL | re.MULTILINE)
-_HEADING = re.compile(r"^#{1,6}\s+(?P<title>.+?)\s*#*\s*$", re.MULTILINE)
+_TOCTREE = re.compile(
+    r"^[ \t]*(?P<fence>`{3,}|:{3,})\{toctree\}[^\n]*\n(?P<body>.*?)^[ \t]*(?P=fence)[`:]*[ \t]*$",
+    re.DOTALL | re.MULTILINE,
+)
+_CODE_FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?!\{)[^\n]*\n.*?^[ \t]*(?P=fence)[`~]*[ \t]*$", re.DOTALL | re.MULTILINE)
+_HEADING = re.compile(r"^#{1,6}[ \t]+(?P<title>.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 _ENTRY_TARGET = re.compile(r"<([^<>]+)>\s*$")  # "Title <page>"
 
 
@@ -255,80 +253,119 @@ class Sphinx(Layout):
         super().__init__(root)
         self.docs = root if (root / "conf.py").is_file() else root / "docs"
         config = _literal_assignments(self.docs / "conf.py")
-        self.excluded = [str(p) for p in config.get("exclude_patterns", []) if isinstance(p, str)]
+        patterns = config.get("exclude_patterns", [])
+        self.excluded = [
+            _sphinx_pattern(p) for p in patterns if isinstance(p, str)
+        ] if isinstance(patterns, list | tuple) else []
         self.root_doc = str(config.get("root_doc") or config.get("master_doc") or "index")
+        self._files = {
+            path.relative_to(self.docs).as_posix(): path
+            for path in published_files(self.docs, SUFFIXES["markdown"])
+            if not self._is_excluded(path.relative_to(self.docs).as_posix())
+        }
+        self._docnames = {_docname(rel): rel for rel in self._files}
         self.order: list[str] = []  # docnames ("a/b"), in the order the toctrees give
         self.modules: dict[str, str] = {}
-        self._docs: set[str] = set()
+        self._walk(self.root_doc, module=None)
 
     @staticmethod
     def found(root: Path) -> bool:
         return (root / "conf.py").is_file() or (root / "docs" / "conf.py").is_file()
 
+    def _is_excluded(self, rel: str) -> bool:
+        """Sphinx matches `exclude_patterns` against a file's path and each of its folders'."""
+        parts = rel.split("/")
+        paths = ["/".join(parts[: n + 1]) for n in range(len(parts))]
+        return any(pattern.fullmatch(path) for pattern in self.excluded for path in paths)
+
     def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
         """Every markdown page the build makes: those the toctrees reach first, in order."""
-        by_doc: dict[str, Path] = {}
-        left_out: list[Path] = []
-        for path in files:
-            rel = path.relative_to(self.docs).as_posix() if path.is_relative_to(self.docs) else None
-            if rel is None or any(fnmatch.fnmatch(rel, pattern) for pattern in self.excluded):
-                left_out.append(path)
-            else:
-                by_doc[rel.rsplit(".", 1)[0]] = path
-        self._docs = set(by_doc)
-        self._walk(self.root_doc, by_doc, module=None)
-        reached = [by_doc[doc] for doc in self.order]
-        return reached + [p for doc, p in by_doc.items() if doc not in self.order], left_out
+        published = set(self._files.values())
+        first = [self._files[self._docnames[doc]] for doc in self.order]
+        rest = [p for p in files if p in published and p not in first]
+        return [p for p in first if p in files] + rest, [p for p in files if p not in published]
 
-    def _walk(self, doc: str, by_doc: dict[str, Path], module: str | None) -> None:
-        if doc in self.order or doc not in by_doc:
+    def _walk(self, doc: str, module: str | None) -> None:
+        if doc in self.order or doc not in self._docnames:
             return
         self.order.append(doc)
         if module:
             self.modules[doc] = module
-        text = by_doc[doc].read_text(encoding="utf-8", errors="replace")
-        headings = list(_HEADING.finditer(text))
-        folder = PurePosixPath(doc).parent
-        for toctree in _TOCTREE.finditer(text):
-            caption, entries = _toctree(toctree["body"])
+        text = self._files[self._docnames[doc]].read_text(encoding="utf-8", errors="replace")
+        prose = _CODE_FENCE.sub(lambda code: "\n" * code[0].count("\n"), text)  # same offsets
+        headings = list(_HEADING.finditer(prose))
+        for toctree in _TOCTREE.finditer(prose):
+            caption, glob, entries = _toctree(toctree["body"])
             if doc == self.root_doc:  # the root's toctrees are the book's parts
                 above = [h["title"] for h in headings[1:] if h.start() < toctree.start()]
                 module = caption or (above[-1] if above else None)
             for entry in entries:
-                for child in self._resolve(entry, folder):
-                    self._walk(child, by_doc, module)
+                for child in self._resolve(entry, PurePosixPath(doc).parent, glob):
+                    self._walk(child, module)
 
-    def _resolve(self, entry: str, folder: PurePosixPath) -> list[str]:
-        """The docnames a toctree entry names: relative to its page, `/` from the docs root,
-        glob patterns matched in name order; `self` and links are not pages."""
-        target = entry[1:] if entry.startswith("/") else (folder / entry).as_posix().removeprefix("./")
-        target = target.rsplit(".md", 1)[0] if target.endswith((".md", ".mdx")) else target
-        if any(ch in target for ch in "*?["):
-            return sorted(doc for doc in self._docs if fnmatch.fnmatch(doc, target))
+    def _resolve(self, entry: str, folder: PurePosixPath, glob: bool) -> list[str]:
+        """The docnames a toctree entry names: relative to its page or `/` from the docs root,
+        glob patterns (with `:glob:`) matched in name order as Sphinx matches them."""
+        target = entry[1:] if entry.startswith("/") else posixpath.normpath((folder / entry).as_posix())
+        target = _docname(target)
+        if glob and any(ch in target for ch in "*?["):
+            pattern = _sphinx_pattern(target)
+            return sorted(doc for doc in self._docnames if pattern.fullmatch(doc))
         return [target]
 
     def module_of(self, rel: str) -> str | None:
-        return self.modules.get(rel.rsplit(".", 1)[0])
+        return self.modules.get(_docname(rel))
 
     def url_path(self, rel: str, front_matter: dict) -> str:
-        return "/" + quote(rel.rsplit(".", 1)[0]) + ".html"
+        return "/" + quote(_docname(rel)) + ".html"
 
     def slugger(self) -> HeadingSlugger:
         return _DocutilsIds()
 
 
-def _toctree(body: str) -> tuple[str | None, list[str]]:
-    """A toctree directive's caption and entries (option lines start with a colon)."""
-    caption: str | None = None
+def _docname(rel: str) -> str:
+    return rel.removesuffix(".md").removesuffix(".mdx") if rel.endswith((".md", ".mdx")) else rel
+
+
+def _sphinx_pattern(pattern: str) -> re.Pattern[str]:
+    """A Sphinx path pattern: `**` any path, `*` and `?` within one folder, `[…]` a class."""
+    out = ""
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif pattern[i] == "*":
+            out, i = out + "[^/]*", i + 1
+        elif pattern[i] == "?":
+            out, i = out + "[^/]", i + 1
+        elif pattern[i] == "[" and (close := pattern.find("]", i + 1)) > i:
+            chars = pattern[i + 1 : close]
+            out += "[^" + re.escape(chars[1:]) + "]" if chars.startswith("!") else "[" + re.escape(chars) + "]"
+            i = close + 1
+        else:
+            out, i = out + re.escape(pattern[i]), i + 1
+    return re.compile(out)
+
+
+def _toctree(body: str) -> tuple[str | None, bool, list[str]]:
+    """A toctree directive's caption, whether it globs, and its entries; options are
+    `:name: value` lines or a `---` YAML block."""
+    lines = body.splitlines()
+    options: dict[str, str] = {}
+    if lines and lines[0].strip() == "---" and "---" in (line.strip() for line in lines[1:]):
+        end = next(n for n, line in enumerate(lines[1:], start=1) if line.strip() == "---")
+        for line in lines[1:end]:
+            name, _, value = line.partition(":")
+            options[name.strip()] = value.strip()
+        lines = lines[end + 1 :]
     entries: list[str] = []
-    for line in body.splitlines():
-        line = line.strip()
-        if line.startswith(":caption:"):
-            caption = line.removeprefix(":caption:").strip() or None
-        elif line and not line.startswith(":") and line != "self" and "://" not in line:
+    for line in (line.strip() for line in lines):
+        if option := re.fullmatch(r":([\w-]+):\s*(.*)", line):
+            options[option[1]] = option[2]
+        elif line and line != "self" and "://" not in line:
             target = _ENTRY_TARGET.search(line)
             entries.append(target.group(1).strip() if target else line)
-    return caption, entries
+    return options.get("caption") or None, "glob" in options, entries
 
 
 def _literal_assignments(conf: Path) -> dict[str, object]:
@@ -340,11 +377,14 @@ def _literal_assignments(conf: Path) -> dict[str, object]:
         raise LayoutError(f"{conf}: cannot be read ({exc})") from exc
     values: dict[str, object] = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            try:
-                values[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
-                continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if not targets or node.value is None:
+            continue
+        try:
+            value = ast.literal_eval(node.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            continue
+        values.update((target.id, value) for target in targets if isinstance(target, ast.Name))
     return values
 
 

@@ -45,8 +45,9 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 # MyST (Sphinx, Jupyter Book) writes cross-references as roles, "{func}`attrs.define`", shown as
 # their text: as code for objects of a program, as words otherwise; "{pep}`681`" as "PEP 681";
 # "{ref}`the guide <target>`" as its title, "{class}`~attrs.Attribute`" as its last name.
+_ROLE = r"(?<![\w$])\{(?P<role>[\w.:+-]+)\}(?P<role_ticks>`+)(?P<role_text>.+?)(?P=role_ticks)"
 _INLINE = re.compile(
-    r"(?<![\w$])\{(?P<role>[\w.:+-]+)\}(?P<role_ticks>`+)(?P<role_text>.+?)(?P=role_ticks)"
+    _ROLE +
     r"|(?P<code>(?P<ticks>`+).+?(?P=ticks))"
     rf"|(?P<tag>{_TAG.pattern})"
     r"|(?P<image>!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?)"
@@ -197,7 +198,8 @@ def _is_link(match: re.Match[str], references: frozenset[str]) -> bool:
 
 def plain_text(markdown: str) -> str:
     """Heading or inline markdown → the text a reader sees."""
-    text = _LINK.sub(r"\1", markdown)
+    text = re.sub(_ROLE, lambda role: _role_shown(role["role"], role["role_text"]), markdown)
+    text = _LINK.sub(r"\1", text)
     text = _TAG.sub("", text)
     return _INLINE_MARKUP.sub("", text).strip()
 

@@ -61,7 +61,7 @@ async def search_book_content(
             "ref": state.register(by_id[w.chunk_id]),
             "lesson": by_id[w.chunk_id].chunk.lesson,
             "text": w.text,
-            "support": round(w.answer_fit(searched.whole), 3),  # evidence, and fit to what is asked
+            "support": round(w.answer_fit(searched.whole), 4),  # evidence, and fit to what is asked
         }
         for w in result.evidence.windows[:KEY_SENTENCES]
         if w.chunk_id in by_id
@@ -70,8 +70,9 @@ async def search_book_content(
         {
             "query": query,
             "context": list(searched.context),
-            "support": round(result.evidence.support, 3),
-            # the support at which this book answers a question (measured on it at ingest)
+            "support": round(result.evidence.support, 4),
+            # the support at which this book answers a question (measured on it at ingest),
+            # rounded as support is so that a model compares like with like
             "answerable": state.retriever.calibration.answerable,
             "key_sentences": key_sentences,
             "passages": passages,

@@ -13,7 +13,8 @@ score is what chance gives on this book:
   long book, and on a book about one subject (whose own name every page uses and so weighs
   nothing) a real answer reaches less. A question is answered when its support stands out
   from chance as a significant result does: ANSWERABLE_SIGMAS standard deviations above the
-  everyday questions' mean; confidently answered at twice that distance.
+  everyday questions' mean (never below ANSWERABLE_FLOOR); confidently answered at twice that
+  distance.
 The probes are fixed and the search deterministic, so the same book and model always give the
 same figures.
 
@@ -38,13 +39,19 @@ OFF_TOPIC_QUANTILE = 0.9
 # The standard deviation, not a robust spread, because a book whose words happen to recur in
 # everyday questions (a "store" in a state-management guide) has a long tail that matters here.
 ANSWERABLE_SIGMAS = 3.0
-CONFIDENT_SIGMAS = 2 * ANSWERABLE_SIGMAS
+# However low chance falls, an answer holds at least as much evidence as a window with half
+# the question's (IDF-weighted) words and no semantic lift: a book of a few passages gives
+# everyday questions almost no support, and so no spread to measure a level from.
+ANSWERABLE_FLOOR = 0.25
+# Confident answers stand twice as far from chance as the answerable level.
+CONFIDENT_DISTANCE = 2.0
 # The same rule for the probes a book is about, with the median and the median absolute
 # deviation: the estimate must not be moved by the very probes it is looking for.
 ABOUT_SIGMAS = 3.0
 MAD_TO_SIGMA = 1.4826  # the median absolute deviation of a normal distribution is 0.6745 sigma
-# Bump when what is measured changes: a stored calibration of another method is measured again.
-METHOD = "everyday-80-less-its-own/similarity-q90/support-mean+3sd"
+# Bump when what is measured changes, here or in how support is scored (retrieval/search.py,
+# sentences.py): a stored calibration of another method is measured again.
+METHOD = "everyday-80-less-its-own/similarity-q90/support-mean+3sd-floor-0.25"
 
 
 class Calibration(BaseModel):
@@ -58,17 +65,22 @@ class Calibration(BaseModel):
     method: str = METHOD
 
 
+def probe_questions() -> list[str]:
+    return [line.strip() for line in PROBES.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def calibrate(probe: Callable[[str], tuple[float, float]]) -> Calibration:
     """`probe(question)` is the question's best-passage similarity and support on the book."""
-    questions = [q for q in PROBES.read_text(encoding="utf-8").splitlines() if q.strip()]
+    questions = probe_questions()
     similarities, supports = np.array([probe(q) for q in questions]).T
     chance = ~_about_the_book(similarities)
     level = float(np.quantile(similarities[chance], OFF_TOPIC_QUANTILE, method="inverted_cdf"))
     mean, spread = float(supports[chance].mean()), float(supports[chance].std())
+    answerable = max(mean + ANSWERABLE_SIGMAS * spread, ANSWERABLE_FLOOR)
     return Calibration(
         off_topic_similarity=round(level, 4),
-        answerable=round(mean + ANSWERABLE_SIGMAS * spread, 4),
-        confident=round(mean + CONFIDENT_SIGMAS * spread, 4),
+        answerable=round(answerable, 4),
+        confident=round(mean + CONFIDENT_DISTANCE * (answerable - mean), 4),
         probes=len(questions),
         left_out=int((~chance).sum()),
     )

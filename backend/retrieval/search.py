@@ -11,7 +11,8 @@ every embedding model:
 - semantic: the cosine similarity of the window's passage to the question, rescaled so that 0
   is the question's average similarity to the whole book and 1 a perfect match
   ((cos − mean) / (1 − mean)); it uses the vectors stored at ingest, so it costs no embedding.
-`support` is their mean; grounding/status.py turns it into an answer status.
+`support` is their mean; grounding/status.py turns it into an answer status. A change to how
+support is scored changes what a book's calibration measures: bump calibration.METHOD.
 """
 
 import threading
@@ -224,7 +225,7 @@ class Retriever:
     @property
     def calibration(self) -> Calibration:
         """The book's calibration as ingest stored it; measured now (once per build) for an
-        index built before calibration existed."""
+        index calibrated by an earlier method, or not at all."""
         collection = self.index.current_collection() or ""
         if self._calibration is None or self._calibration[0] != collection:
             stored = self.index.metadata().get("calibration") or {}
@@ -344,7 +345,7 @@ class Retriever:
         # A question about a name the book never uses ("What MPPI parameters …?") is not answered
         # by it, however close its other words come (its related lessons are still suggested).
         if unmentioned := corpus.unmentioned(question):
-            support = min(support, CANNOT_ANSWER)
+            support = CANNOT_ANSWER
         return Evidence(support, topical, _distinct(windows), unmentioned)
 
 

@@ -165,7 +165,7 @@ class Window:
         the asked kind (a price, a date, a figure in the asked unit) cannot answer it."""
         kind = _kind_of_value(question)
         if kind is not None and kind.search(self.text) is None:
-            return min(self.support, CANNOT_ANSWER)
+            return CANNOT_ANSWER
         if _ASKS_QUANTITY.search(question) and not self.gives_amount:
             return self.support - AMOUNT_MISSING
         return self.support

@@ -7,11 +7,21 @@ import numpy as np
 
 from backend.config import Settings
 from backend.engine import Library
-from backend.retrieval.calibration import PROBES, calibrate
+from backend.retrieval.calibration import ANSWERABLE_FLOOR, calibrate, probe_questions
 from tests.support.answers import ask
 from tests.support.books import ingest_into, write_book
 
-PROBE_QUESTIONS = [q for q in PROBES.read_text(encoding="utf-8").splitlines() if q.strip()]
+PROBE_QUESTIONS = probe_questions()
+
+SERVOS = """# Servo motors
+
+A servo motor holds its position with a feedback loop. The controller compares the measured
+angle with the target angle and corrects the difference many times a second.
+
+## Power
+
+Servos run on 5 to 7.4 volts. A stalled servo draws its stall current and heats up quickly.
+"""
 
 COOKBOOK = {
     "eggs.md": """# Eggs
@@ -77,15 +87,23 @@ def test_probes_the_book_is_about_are_left_out_of_chance() -> None:
     own = {"How long should I boil an egg?", "How do I make a sourdough starter?"}
 
     def probe(question: str) -> tuple[float, float]:
-        spread = (len(question) % 7) / 100  # a small spread, as unrelated questions have
-        return (0.8, 0.9) if question in own else (0.15 + spread, 0.1 + spread)
+        spread = (len(question) % 7) / 25  # a spread, as unrelated questions have
+        return (0.8, 0.9) if question in own else (0.15 + spread / 4, 0.1 + spread)
 
     calibration = calibrate(probe)
     chance = np.array([probe(q)[1] for q in PROBE_QUESTIONS if q not in own])
     assert calibration.left_out == len(own) and calibration.probes == len(PROBE_QUESTIONS)
-    assert calibration.answerable == round(chance.mean() + 3 * chance.std(), 4)
+    assert calibration.answerable == round(chance.mean() + 3 * chance.std(), 4) > ANSWERABLE_FLOOR
     assert calibration.confident == round(chance.mean() + 6 * chance.std(), 4)
     assert calibration.off_topic_similarity < 0.25  # the book's own probes do not raise it
+
+
+def test_a_book_that_gives_chance_no_spread_still_needs_evidence() -> None:
+    """A book of a passage or two gives everyday questions almost no support: the level does
+    not fall below the floor, and confidence still lies twice as far from chance."""
+    calibration = calibrate(lambda question: (0.05, 0.02))
+    assert calibration.answerable == ANSWERABLE_FLOOR
+    assert calibration.confident == round(0.02 + 2 * (ANSWERABLE_FLOOR - 0.02), 4)
 
 
 async def test_a_book_about_an_everyday_subject_answers_its_own_questions(tmp_path: Path) -> None:
@@ -101,3 +119,16 @@ async def test_a_book_about_an_everyday_subject_answers_its_own_questions(tmp_pa
     assert calibration.left_out >= 4  # eggs, sourdough, rice, cast iron …
     assert rice.status == "found" and rice.citations[0].source_path == "rice.md"
     assert sport.status == "not_found" and sport.text.startswith("That question is outside the scope")
+
+
+async def test_a_book_of_two_passages_does_not_answer_what_it_does_not_say(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    ingest_into(data, write_book(tmp_path / "servos", {"servos.md": SERVOS}), "servos")
+    library = Library(Settings(LECTERN_DATA_DIR=data, LECTERN_BOOK="servos"))
+    try:
+        said, _ = await ask(library.engine(), "What voltage do servos run on?")
+        unsaid, _ = await ask(library.engine(), "How do I measure the temperature of an oven?")
+    finally:
+        library.close()
+    assert said.status == "found" and "7.4 volts" in said.text
+    assert unsaid.status == "not_found" and unsaid.citations == []

@@ -184,12 +184,16 @@ def test_a_docs_folder_given_directly_finds_mkdocs_yml_beside_it(tmp_path: Path)
 
 SPHINX = {
     "docs/conf.py": (
-        'import os\nproject = "Gadgets"\nmaster_doc = "start"\nextensions = ["myst_parser"]\n'
-        'exclude_patterns = ["_build", "drafts/*"]\nhtml_theme = os.environ.get("THEME", "alabaster")\n'
+        'import os\nproject = "Gadgets"\nroot_doc = master_doc = "start"\nextensions = ["myst_parser"]\n'
+        'exclude_patterns = ["_build", "drafts"]\nhtml_theme = os.environ.get("THEME", "alabaster")\n'
     ),
     "docs/start.md": f"""# Gadgets
 
 Gadgets measure things. {PROSE}
+
+```python
+# not a heading: a comment in an example
+```
 
 ## Guides
 
@@ -200,24 +204,28 @@ guide/install
 Using gadgets <guide/usage>
 ```
 
-```{{toctree}}
-:caption: Reference
-:glob:
-
+::::{{toctree}}
+---
+caption: Reference
+glob:
+---
 reference/*
 https://example.com/elsewhere
-```
+::::
 """,
     "docs/guide/install.md": (
-        f"# Installing\n\nInstall with pip. {PROSE}\n\n## Café déjà vu: `pip install`!\n\nAccents. {PROSE}\n"
+        f"# Installing\n\nInstall with pip. {PROSE}\n\n## Café déjà vu: `pip install`!\n\nAccents. {PROSE}\n\n"
+        f"## Straße and {{class}}`~gadgets.Gauge`\n\nLetters docutils spells out, and a role. {PROSE}\n"
     ),
     "docs/guide/usage.md": (
-        f"# Usage\n\nUse them daily. {PROSE}\n\n```{{toctree}}\ntuning\n```\n\n"
+        f"# Usage\n\nUse them daily. {PROSE}\n\n```{{toctree}}\ntuning\n../orphan-no-more\n```\n\n"
         f"## Examples\n\nA first example. {PROSE}\n\n## Examples\n\nThe same heading again. {PROSE}\n"
     ),
     "docs/guide/tuning.md": f"# Tuning\n\nTune the gain. {PROSE}\n\n## 2 Gains and more\n\nNumbers first. {PROSE}\n",
     "docs/reference/b-config.md": f"# Configuration\n\nSettings live in a file. {PROSE}\n",
     "docs/reference/a-cli.md": f"# Command line\n\nRun `gadget`. {PROSE}\n",
+    "docs/reference/deeper/c-api.md": f"# API\n\nNot matched by reference/*, in no toctree. {PROSE}\n",
+    "docs/orphan-no-more.md": f"# Found\n\nListed with a ../ path. {PROSE}\n",
     "docs/orphan.md": f"# Orphan\n\nIn no toctree, built all the same. {PROSE}\n",
     "docs/drafts/wip.md": f"# Work in progress\n\nExcluded by conf.py. {PROSE}\n",
     "README.md": f"# Repository\n\nNot part of the site. {PROSE}\n",
@@ -230,15 +238,17 @@ def test_a_sphinx_myst_project_links_to_pages_and_anchors_of_its_real_build(tmp_
     assert isinstance(detect_layout(root), Sphinx)
     plan = plan_book(root / "docs", "gadgets")
     assert plan.layout == "sphinx"
-    assert [(p.source_path, p.title, p.module) for p in plan.pages] == [
+    pages = [(p.source_path, p.title, p.module) for p in plan.pages]
+    assert pages[:7] == [
         ("start.md", "Gadgets", ""),
         ("guide/install.md", "Installing", "Guides"),
         ("guide/usage.md", "Usage", "Guides"),
         ("guide/tuning.md", "Tuning", "Guides"),
+        ("orphan-no-more.md", "Found", "Guides"),
         ("reference/a-cli.md", "Command line", "Reference"),
         ("reference/b-config.md", "Configuration", "Reference"),
-        ("orphan.md", "Orphan", ""),
     ]
+    assert sorted(pages[7:]) == [("orphan.md", "Orphan", ""), ("reference/deeper/c-api.md", "API", "")]
     assert plan.skipped_files == ["drafts/wip.md"]
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root / "docs"), str(site)],
@@ -253,15 +263,18 @@ def test_a_sphinx_myst_project_links_to_pages_and_anchors_of_its_real_build(tmp_
             ids.feed(page.read_text(encoding="utf-8"))
             assert anchor in ids.ids, (chunk.url, sorted(ids.ids))
             checked += 1
-    assert checked == 4  # every section but the pages' first
+    assert checked >= 5  # the sections below each page's title
     anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
-    assert {"cafe-deja-vu-pip-install", "examples", "id1", "gains-and-more"} <= anchors
+    assert {"cafe-deja-vu-pip-install", "strasze-and-gauge", "examples", "id1", "gains-and-more"} <= anchors
 
 
 def test_a_sphinx_conf_py_is_read_not_run(tmp_path: Path) -> None:
     """Only plain assignments are read; a conf.py that Python cannot parse is a clear error."""
     root = write_book(tmp_path / "p", {
-        "conf.py": 'import sys\nsys.exit("ran")\nmaster_doc = "home"\nexclude_patterns = [x for x in "ab"]\n',
+        "conf.py": (
+            'import sys\nsys.exit("ran")\nmaster_doc: str = "home"\nexclude_patterns = [x for x in "ab"]\n'
+            "html_context = {[1]: 2}\n"
+        ),
         "home.md": f"# Home\n\n{PROSE}\n",
     })
     layout = Sphinx(root)
