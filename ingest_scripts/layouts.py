@@ -292,7 +292,8 @@ class Sphinx(Layout):
         if module:
             self.modules[doc] = module
         text = self._files[self._docnames[doc]].read_text(encoding="utf-8", errors="replace")
-        prose = _CODE_FENCE.sub(lambda code: "\n" * code[0].count("\n"), text)  # same offsets
+        # Code examples blanked (their "# comment" lines are no headings), lines kept.
+        prose = _CODE_FENCE.sub(lambda code: "\n" * code[0].count("\n"), text)
         headings = list(_HEADING.finditer(prose))
         for toctree in _TOCTREE.finditer(prose):
             caption, glob, entries = _toctree(toctree["body"])

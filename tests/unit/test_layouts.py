@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from ingest_scripts.layouts import LayoutError, MdBook, MkDocs, Sphinx, detect_layout
-from ingest_scripts.pipeline import plan_book
+from ingest_scripts.pipeline import BookPlan, plan_book
 from tests.support.books import write_book
 
 PROSE = (
@@ -140,6 +140,22 @@ class _Ids(HTMLParser):
         self.ids.update(value for name, value in attrs if name == "id" and value)
 
 
+def anchors_in_build(plan: BookPlan, site: Path) -> int:
+    """Checks that every chunk's page is in the built `site` (`a/` served as `a/index.html`)
+    and its anchor an id on that page; returns how many anchors were checked."""
+    checked = 0
+    for chunk in plan.chunks:
+        path, _, anchor = chunk.url.partition("#")
+        page = site / path.lstrip("/") / "index.html" if path.endswith("/") else site / path.lstrip("/")
+        assert page.is_file(), chunk.url
+        if anchor:
+            ids = _Ids()
+            ids.feed(page.read_text(encoding="utf-8"))
+            assert anchor in ids.ids, (chunk.url, sorted(ids.ids))
+            checked += 1
+    return checked
+
+
 def test_an_mkdocs_project_links_to_pages_and_anchors_of_its_real_build(tmp_path: Path) -> None:
     root = write_book(tmp_path / "project", MKDOCS)
     assert isinstance(detect_layout(root), MkDocs)
@@ -154,17 +170,7 @@ def test_an_mkdocs_project_links_to_pages_and_anchors_of_its_real_build(tmp_path
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml"),
                     "-d", str(site)], check=True, capture_output=True)
-    checked = 0
-    for chunk in plan.chunks:
-        path, _, anchor = chunk.url.partition("#")
-        page = site / path.lstrip("/") / "index.html" if path.endswith("/") else site / path.lstrip("/")
-        assert page.is_file(), chunk.url
-        if anchor:
-            ids = _Ids()
-            ids.feed(page.read_text(encoding="utf-8"))
-            assert anchor in ids.ids, (chunk.url, sorted(ids.ids))
-            checked += 1
-    assert checked >= 5
+    assert anchors_in_build(plan, site) >= 5
     text = "\n".join(c.text for c in plan.chunks)
     assert "!!!" not in text and "???" not in text and "Mind the theme" not in text
     assert "\nThemes may change how anchors look." in text  # prose, no longer indented as code
@@ -253,17 +259,7 @@ def test_a_sphinx_myst_project_links_to_pages_and_anchors_of_its_real_build(tmp_
     site = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root / "docs"), str(site)],
                    check=True, capture_output=True)
-    checked = 0
-    for chunk in plan.chunks:
-        path, _, anchor = chunk.url.partition("#")
-        page = site / path.lstrip("/")
-        assert page.is_file(), chunk.url
-        if anchor:
-            ids = _Ids()
-            ids.feed(page.read_text(encoding="utf-8"))
-            assert anchor in ids.ids, (chunk.url, sorted(ids.ids))
-            checked += 1
-    assert checked >= 5  # the sections below each page's title
+    assert anchors_in_build(plan, site) >= 5  # the sections below each page's title
     anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
     assert {"cafe-deja-vu-pip-install", "strasze-and-gauge", "examples", "id1", "gains-and-more"} <= anchors
 
