@@ -136,7 +136,7 @@ def question_parts(question: str) -> list[str]:
     "LiDAR"); shorter ones are left to the whole question."""
     *statements, asked = _STATEMENT_END.split(question)
     parts = [s.strip(" .") for s in statements if len(set(lexical.terms(s, compounds=False))) >= 2]
-    relates = bool(_RELATION.search(asked))  # "…, and how do they connect?" relates earlier topics
+    relates = relates_topics(question)
     for clause in filter(None, _CLAUSES.split(asked)):
         if relates:
             topics = [" ".join(_RELATION.sub(" ", t).split()).strip(" ?.,;")
@@ -145,6 +145,12 @@ def question_parts(question: str) -> list[str]:
         elif len(set(lexical.terms(clause, compounds=False))) >= 2:
             parts.append(clause.strip(" ?.,;"))
     return parts[:MAX_PARTS] if len(parts) > 1 else []
+
+
+def relates_topics(question: str) -> bool:
+    """Whether what the question asks is how topics relate ("How do X and Y work together?",
+    "…, and how do they connect?"), rather than several things in turn."""
+    return bool(_RELATION.search(_STATEMENT_END.split(question)[-1]))
 
 
 def part_queries(question: str, history: list[Turn]) -> dict[str, Query]:

@@ -30,7 +30,13 @@ from openai.types.responses import (
 )
 
 from backend.grounding.messages import NOT_IN_BOOK_MARKER
-from backend.question import Question, asks_about_the_text, part_queries, standalone_query
+from backend.question import (
+    Question,
+    asks_about_the_text,
+    part_queries,
+    relates_topics,
+    standalone_query,
+)
 from backend.retrieval import lexical
 from backend.retrieval.query import Query
 from backend.retrieval.sentences import sentence_texts, split_sentences
@@ -52,6 +58,7 @@ class OfflineAnswerModel(Model):
         parts = part_queries(question.text, question.history)
         self.part_topics = _own_terms(list(parts))
         self.part_queries = list(parts.values())
+        self.relates = relates_topics(question.text)
 
     async def get_response(
         self,
@@ -202,18 +209,22 @@ class OfflineAnswerModel(Model):
                 new = not any(_overlapping(window, c) for c in main_windows)
                 if window["support"] >= floor and new:
                     main_windows.append(window)
-        # A window that speaks to every part of the question (how X and Y connect) leads; each
-        # part then gets its own best window; what room is left goes to the question's best.
+        # A window that speaks to every part of the question leads. Else a question that asks
+        # several things is led by the window that best answers it whole (the search that read
+        # all of it), and one that asks how topics relate (how X and Y connect) by its topics'
+        # own windows: its whole-question best often comes from a third page that names both
+        # in passing. Each part then gets its own best window, preferring a lesson no other part
+        # has cited; what room is left goes to the question's best.
         every_part = [w for w in main_windows if parts and all(_mentions(w, t) for t in self.part_topics)]
-        chosen = every_part[:1]
+        chosen = (every_part or ([] if self.relates else main_windows))[:1]
+        lead = [] if every_part else list(chosen)
         for part in parts:
             floor = max(part["answerable"], part["support"] * NEAR_BEST)
             candidates = [
                 w for w in _new_to_reader(part["key_sentences"], selected)
                 if w["support"] >= floor and not any(_overlapping(w, c) for c in chosen)
             ]
-            # A part answered from a lesson the answer has not cited yet widens the answer.
-            cited = {c["lesson"] for c in chosen}
+            cited = {c["lesson"] for c in chosen if c not in lead}
             candidates.sort(key=lambda w: w["lesson"] in cited)
             if part["support"] >= part["answerable"] and candidates:
                 chosen.append(candidates[0])

@@ -129,6 +129,22 @@ def test_a_window_on_every_part_leads_and_one_on_a_single_part_waits_for_the_par
     )
 
 
+def test_a_question_that_asks_several_things_is_led_by_its_best_answer_whole() -> None:
+    question = "What fields does an action have? I keep seeing payload and meta everywhere."
+    model = OfflineAnswerModel(Question(text=question))
+    whole = search(question, STRONG,
+                   ("S1", "Patterns", "Flux Standard Actions have type, payload, error and meta.", STRONG))
+    fields = search("What fields does an action have", STRONG,
+                    ("S2", "Concepts", "An action is an object with a type field.", STRONG))
+    payload = search("I keep seeing payload and meta everywhere", STRONG,
+                     ("S1", "Patterns", "Flux Standard Actions have type, payload, error and meta.", STRONG),
+                     ("S3", "Data", "Put the data of an action in its payload field.", STRONG * 0.9))
+    assert model.compose([whole, fields, payload]) == (
+        "Flux Standard Actions have type, payload, error and meta. [S1] "
+        "An action is an object with a type field. [S2] Put the data of an action in its payload field. [S3]"
+    )
+
+
 def test_a_selection_is_never_quoted_back_and_its_neighbourhood_answers_first() -> None:
     selected = "Tools like rqt_graph show the graph in real time."
     model = OfflineAnswerModel(Question(text="Why does that help when something breaks?", selected_text=selected))

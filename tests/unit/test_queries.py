@@ -8,6 +8,7 @@ from backend.question import (
     asks_about_the_text,
     part_queries,
     question_parts,
+    relates_topics,
     standalone_query,
 )
 from backend.retrieval import lexical
@@ -56,6 +57,23 @@ def test_questions_that_ask_several_things_are_split(question: str, parts: list[
 )
 def test_questions_that_ask_one_thing_are_not_split(question: str) -> None:
     assert question_parts(question) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "relates"),
+    [
+        ("How do URDF descriptions and Isaac Sim work together?", True),
+        ("Which lessons cover LLM planning and safety checks, and how do they connect?", True),
+        ("Why call an action server rather than a plain service?", True),
+        ("What does a LiDAR measure, and how far can it see?", False),
+        # What a statement says relates nothing: the question after it asks one thing.
+        ("My publisher and subscriber never connect. What could cause that?", False),
+    ],
+)
+def test_a_question_that_asks_how_topics_relate_is_told_from_one_that_asks_several_things(
+    question: str, relates: bool
+) -> None:
+    assert relates_topics(question) is relates
 
 
 def test_a_part_that_refers_back_is_searched_with_the_first_part() -> None:
