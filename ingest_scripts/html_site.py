@@ -12,7 +12,7 @@ fenced code blocks and pipe tables, inline code in backticks, links as their tex
 import posixpath
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 from xml.etree import ElementTree
@@ -46,6 +46,7 @@ _NOT_TEXT = (
     "textarea, svg, iframe, [role=navigation], [role=search], "
     f"{_BREADCRUMBS}, "
     ".toctree-wrapper, .table-of-contents, .toc, "  # a table of contents inside the page
+    ".navheader, .navfooter, .nav-panel, "  # DocBook's and Texinfo's previous / up / next links
     "[role=tablist], "  # the labels of tabs, not their panels
     ".admonition-title, [class*=admonitionHeading], .custom-block-title"  # "Note", "Warning"
 )
@@ -57,6 +58,7 @@ _INLINE = frozenset((
     "a", "abbr", "b", "bdi", "bdo", "br", "cite", "code", "data", "del", "dfn", "em", "i", "img",
     "ins", "kbd", "label", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup",
     "time", "u", "var", "wbr",
+    "acronym", "big", "font", "strike", "tt",  # HTML 4's, still written by DocBook and Texinfo
 ))
 _LIST_BREAKS = frozenset(("ul", "ol", "pre", "table"))  # what a list item's line stops at
 _BREAK = "\x00"  # a <br> while whitespace is collapsed
@@ -78,7 +80,7 @@ class HtmlPage:
     title: str
     blocks: list[Block]  # offsets are in the page's text (its blocks joined by blank lines)
     canonical: str  # `<link rel=canonical>`, "" when the page has none
-    module: str | None  # from its breadcrumbs or its navigation; None when they say nothing
+    module: str | None  # from its breadcrumbs, its navigation or its rel=up link; None when they say nothing
     tags: list[str]
     description: str = ""  # its `<meta name=description>`
 
@@ -90,7 +92,7 @@ def read_page(html: str) -> HtmlPage | None:
     if tree.css_first("meta[name=robots][content*=noindex]"):
         return None
     content = _main_content(tree)
-    module = _breadcrumb_module(tree) or _navigation_module(tree, content)
+    module = _breadcrumb_module(tree) or _navigation_module(tree, content) or _up_module(tree)
     _strip(content)
     title = _title(tree, content)
     if _NOT_FOUND.fullmatch(title) or _is_listing(content):
@@ -101,12 +103,35 @@ def read_page(html: str) -> HtmlPage | None:
     description = tree.css_first("meta[name=description]")
     return HtmlPage(
         title=title,
-        blocks=placed(list(_blocks(content))),
+        blocks=placed(_titled(list(_blocks(content)), title)),
         canonical=(canonical.attributes.get("href") or "").strip() if canonical else "",
         module=module,
         tags=[_squash(tag.text()) for tag in tree.css("a[rel~=tag]")],
         description=_squash(description.attributes.get("content") or "") if description else "",
     )
+
+
+def _titled(blocks: list[Block], title: str) -> list[Block]:
+    """The blocks with the page's first heading as its title (level 1) when it says what the
+    page's `<title>` says: DocBook and Texinfo title a page with an `<h2>` (its place in the
+    book's outline), and a section path that repeats the page's title says nothing."""
+    first = next((i for i, block in enumerate(blocks) if block.kind == "heading"), None)
+    if first is None or blocks[first].level == 1 or blocks[first].text != title:
+        return blocks
+    return [*blocks[:first], replace(blocks[first], level=1), *blocks[first + 1 :]]
+
+
+def _up_module(tree: LexborHTMLParser) -> str | None:
+    """The title of the part of the book the page is in, by its `<link rel=up>` (DocBook, Texinfo
+    and Sphinx write one): "Chapter 9. Investments" for a section's page. None when the part is
+    the book's home page (its `rel=home` or `rel=start` link), or the link has no title."""
+    up = tree.css_first("link[rel~=up][title]")
+    if up is None:
+        return None
+    home = tree.css_first("link[rel~=home], link[rel~=start]")
+    if home is not None and home.attributes.get("href") == up.attributes.get("href"):
+        return None
+    return _squash(up.attributes.get("title") or "") or None
 
 
 def chunk_html_page(

@@ -331,6 +331,42 @@ def test_a_page_without_headings_is_one_passage_under_its_title() -> None:
     assert [b.kind for b in result.blocks] == ["text"]
 
 
+def docbook_page(title: str, up: tuple[str, str], body: str) -> str:
+    """A page as DocBook's XSL stylesheets write it: no <main>, navigation tables above and below
+    the content, the title as an <h2>, and <link rel=home|up> to the book and the part above."""
+    navigation = (f'<table summary="Navigation"><tr><th colspan="3">{title}</th></tr><tr>'
+                  '<td><a href="prev.html">&lt;&lt;&lt; Prev</a></td><th>{up}</th>'
+                  '<td><a href="next.html">Next &gt;&gt;&gt;</a></td></tr></table>')
+    return page(
+        f'<div class="navheader">{navigation.replace("{up}", up[1])}</div>'
+        f'<div class="sect1"><div class="titlepage"><h2 class="title"><a name="top"></a>{title}</h2>'
+        f'</div>{body}</div><div class="navfooter">{navigation.replace("{up}", up[1])}</div>',
+        f'<title>{title}</title><link rel="home" href="index.html" title="The Ledger Guide">'
+        f'<link rel="up" href="{up[0]}" title="{up[1]}">',
+    )
+
+
+def test_a_docbook_site_is_read_by_its_outline_links(tmp_path: Path) -> None:
+    """Its module is the part its rel=up link names (none for a part of the home page), its
+    <h2> title is no section, its navigation tables and HTML 4 inline elements are no text."""
+    site = write_book(tmp_path / "site", {
+        "chapter_invest.html": docbook_page("Chapter 9. Investments", ("index.html", "The Ledger Guide"),
+            f"<p>Keep a <acronym>CD</acronym> in an asset account. {PROSE}</p>"),
+        "invest-split.html": docbook_page("9.10. Splits", ("chapter_invest.html", "Chapter 9. Investments"),
+            f'<p>Companies split their stock. {PROSE}</p><div class="sect2"><h3 class="title">'
+            f'<a name="simple"></a>9.10.1. Simple Stock Split</h3><p>Select Actions. {PROSE}</p></div>'),
+    })
+    plan = plan_book(site, "b", "https://ledger.example.org")
+    assert [(p.title, p.module) for p in plan.pages] == [
+        ("Chapter 9. Investments", ""), ("9.10. Splits", "Chapter 9. Investments"),
+    ]
+    assert [(c.section, c.url.partition("#")[2]) for c in plan.chunks] == [
+        ("", ""), ("", ""), ("9.10.1. Simple Stock Split", "simple"),
+    ]
+    assert plan.chunks[0].text.splitlines()[-1] == f"Keep a CD in an asset account. {PROSE}"
+    assert not any(word in chunk.text for chunk in plan.chunks for word in ("Prev", "Next"))
+
+
 @pytest.mark.parametrize("html", [
     page("<main><h1>Page Not Found</h1><p>We could not find what you were looking for.</p></main>"),
     page(f"<main><h1>Search</h1><p>{PROSE}</p></main>", '<meta name="robots" content="noindex">'),
