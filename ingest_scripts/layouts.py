@@ -8,7 +8,7 @@ under which module, at which URL, with which heading anchors.
 - mdbook: `book.toml` or `SUMMARY.md` (pages under `src`): only the chapters SUMMARY.md lists,
   in its order, `ch01.md` → `ch01.html` (`README.md` → `index.html`), anchors as mdBook makes
   them, a chapter's module is its part or top-level chapter;
-- sphinx: `conf.py` (MyST markdown for Sphinx): the pages the root document's toctrees reach,
+- sphinx: `conf.py` (reStructuredText or MyST markdown): the pages the root document's toctrees reach,
   in their order, then the others the build still makes (`exclude_patterns` left out); a
   page's module is its toctree's caption, or the root document's heading above that toctree;
   `a/b.md` → `a/b.html`, anchors as docutils makes section ids;
@@ -24,6 +24,7 @@ page's first heading of any level (mdBook books often open chapters with `##`).
 import ast
 import posixpath
 import re
+import textwrap
 import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
@@ -42,6 +43,7 @@ SUFFIXES = {
     "markdown": (".md", ".mdx"),
     "HTML": (".html", ".htm"),
     "markdown or text": (".md", ".mdx", ".txt"),  # sources uploaded from the console
+    "markdown or reStructuredText": (".md", ".mdx", ".rst"),  # a Sphinx project's sources
 }
 
 
@@ -51,6 +53,7 @@ class LayoutError(ValueError):
 
 class Layout(ABC):
     name: LayoutName
+    kind = "markdown"  # the files it publishes (a key of SUFFIXES)
     title_from_any_heading = True
 
     def __init__(self, root: Path):
@@ -244,10 +247,18 @@ _TOCTREE = re.compile(
 _CODE_FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})(?!\{)[^\n]*\n.*?^[ \t]*(?P=fence)[`~]*[ \t]*$", re.DOTALL | re.MULTILINE)
 _HEADING = re.compile(r"^#{1,6}[ \t]+(?P<title>.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
 _ENTRY_TARGET = re.compile(r"<([^<>]+)>\s*$")  # "Title <page>"
+# reST: a toctree directive and its indented options and entries; a section title (its text
+# over a line of one punctuation character).
+_REST_TOCTREE = re.compile(
+    r"^(?P<indent>[ \t]*)\.\.[ \t]+toctree::[ \t]*\n(?P<body>(?:(?:(?P=indent)[ \t]+\S[^\n]*)?\n)*)",
+    re.MULTILINE,
+)
+_REST_TITLE = re.compile(r"^(?P<title>\S[^\n]*)\n(?P<rule>[=\-~^\"'`#*+<>:._])(?P=rule){2,}[ \t]*$", re.MULTILINE)
 
 
 class Sphinx(Layout):
     name = "sphinx"
+    kind = "markdown or reStructuredText"
 
     def __init__(self, root: Path):
         super().__init__(root)
@@ -260,7 +271,7 @@ class Sphinx(Layout):
         self.root_doc = str(config.get("root_doc") or config.get("master_doc") or "index")
         self._files = {
             path.relative_to(self.docs).as_posix(): path
-            for path in published_files(self.docs, SUFFIXES["markdown"])
+            for path in published_files(self.docs, SUFFIXES[self.kind])
             if not self._is_excluded(path.relative_to(self.docs).as_posix())
         }
         self._docnames = {_docname(rel): rel for rel in self._files}
@@ -291,14 +302,18 @@ class Sphinx(Layout):
         self.order.append(doc)
         if module:
             self.modules[doc] = module
-        text = self._files[self._docnames[doc]].read_text(encoding="utf-8", errors="replace")
-        # Code examples blanked (their "# comment" lines are no headings), lines kept.
-        prose = _CODE_FENCE.sub(lambda code: "\n" * code[0].count("\n"), text)
-        headings = list(_HEADING.finditer(prose))
-        for toctree in _TOCTREE.finditer(prose):
-            caption, glob, entries = _toctree(toctree["body"])
+        path = self._files[self._docnames[doc]]
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".rst":
+            headings, toctrees = list(_REST_TITLE.finditer(text)), list(_REST_TOCTREE.finditer(text))
+        else:
+            # Code examples blanked (their "# comment" lines are no headings), lines kept.
+            prose = _CODE_FENCE.sub(lambda code: "\n" * code[0].count("\n"), text)
+            headings, toctrees = list(_HEADING.finditer(prose)), list(_TOCTREE.finditer(prose))
+        for toctree in toctrees:
+            caption, glob, entries = _toctree(textwrap.dedent(toctree["body"]))
             if doc == self.root_doc:  # the root's toctrees are the book's parts
-                above = [h["title"] for h in headings[1:] if h.start() < toctree.start()]
+                above = [h["title"].strip() for h in headings[1:] if h.start() < toctree.start()]
                 module = caption or (above[-1] if above else None)
             for entry in entries:
                 for child in self._resolve(entry, PurePosixPath(doc).parent, glob):
@@ -325,7 +340,8 @@ class Sphinx(Layout):
 
 
 def _docname(rel: str) -> str:
-    return rel.removesuffix(".md").removesuffix(".mdx") if rel.endswith((".md", ".mdx")) else rel
+    suffix = PurePosixPath(rel).suffix
+    return rel.removesuffix(suffix) if suffix in SUFFIXES["markdown or reStructuredText"] else rel
 
 
 def _sphinx_pattern(pattern: str) -> re.Pattern[str]:

@@ -159,7 +159,7 @@ def as_shown(markdown: str, references: frozenset[str] = frozenset()) -> str:
 
     def shown(match: re.Match[str]) -> str:
         if match["role"]:
-            return _role_shown(match["role"], match["role_text"])
+            return role_shown(match["role"], match["role_text"])
         if match["code"]:
             return match[0]
         if match["tag"] is not None or match["image"] is not None:
@@ -169,7 +169,7 @@ def as_shown(markdown: str, references: frozenset[str] = frozenset()) -> str:
     return _ADMONITION_FENCE.sub("", _MYST_LABEL_OR_COMMENT.sub("", _INLINE.sub(shown, markdown)))
 
 
-def _role_shown(role: str, text: str) -> str:
+def role_shown(role: str, text: str) -> str:
     """A MyST role as Sphinx renders it (see the comment on _INLINE)."""
     name = role.rsplit(":", 1)[-1]
     titled = re.fullmatch(r"(?s)(.+?)\s*<[^<>]+>", text)
@@ -198,7 +198,7 @@ def _is_link(match: re.Match[str], references: frozenset[str]) -> bool:
 
 def plain_text(markdown: str) -> str:
     """Heading or inline markdown → the text a reader sees."""
-    text = re.sub(_ROLE, lambda role: _role_shown(role["role"], role["role_text"]), markdown)
+    text = re.sub(_ROLE, lambda role: role_shown(role["role"], role["role_text"]), markdown)
     text = _LINK.sub(r"\1", text)
     text = _TAG.sub("", text)
     return _INLINE_MARKUP.sub("", text).strip()

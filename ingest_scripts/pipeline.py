@@ -39,6 +39,7 @@ from ingest_scripts.manifest import Manifest
 from ingest_scripts.markdown import chunk_page, first_heading, humanize, split_front_matter
 from ingest_scripts.pdf import PdfError, chunk_pdf, read_pdf
 from ingest_scripts.permalinks import is_index_page, page_url
+from ingest_scripts.rest import Titles, chunk_rest_page
 
 EMBED_BATCH = 64
 
@@ -133,7 +134,9 @@ def plan_book(
     layout = detect_layout(root, layout_name)
     if isinstance(layout, BuiltSite):
         return add_pdfs(plan_site(root, book, base_url, layout), root, pdfs, book)
-    return add_pdfs(plan_markdown(root, book, base_url, manifest, layout, kind), root, pdfs, book)
+    return add_pdfs(
+        plan_markdown(root, book, base_url, manifest, layout, kind if text_files else layout.kind), root, pdfs, book
+    )
 
 
 def plan_markdown(
@@ -141,6 +144,10 @@ def plan_markdown(
 ) -> BookPlan:
     files, left_out = layout.pages(discover(root, kind))
     titles = folder_titles(root, files)
+    rest_titles = Titles({
+        path.relative_to(layout.docs).with_suffix("").as_posix(): _read(path, path.name)
+        for path in files if path.suffix == ".rst"
+    })
     pages: list[Page] = []
     chunks: list[Chunk] = []
     dropped = 0
@@ -159,21 +166,29 @@ def plan_markdown(
         module = layout.module_of(on_site)
         if module is None:
             module = titles.get(folder, "") if folder != "." else ""
-        parsed = chunk_page(
-            source,
-            rel,
-            book=book,
-            module=module,
-            url=page_url(base_url, path_url),
-            lesson_id=entry.id if entry else layout.page_id(on_site, front_matter),
-            front_matter=front_matter,
-            body_start=body_start,
-            slugger=layout.slugger(),
-            title_from_any_heading=layout.title_from_any_heading,
-        )
-        if entry:
+        url = page_url(base_url, path_url)
+        lesson_id = entry.id if entry else layout.page_id(on_site, front_matter)
+        if path.suffix == ".rst":
+            parsed = chunk_rest_page(
+                source, rel, Path(on_site).with_suffix("").as_posix(), rest_titles,
+                book=book, module=module, url=url, lesson_id=lesson_id,
+            )
+        else:
+            parsed = chunk_page(
+                source,
+                rel,
+                book=book,
+                module=module,
+                url=url,
+                lesson_id=lesson_id,
+                front_matter=front_matter,
+                body_start=body_start,
+                slugger=layout.slugger(),
+                title_from_any_heading=layout.title_from_any_heading,
+            )
+        if parsed and entry:
             parsed.chunks = [entry.apply_anchor(c) for c in parsed.chunks]
-        if not parsed.chunks:
+        if parsed is None or not parsed.chunks:
             skipped.append(rel)
             continue
         pages.append(parsed.page)

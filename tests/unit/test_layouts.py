@@ -264,6 +264,88 @@ def test_a_sphinx_myst_project_links_to_pages_and_anchors_of_its_real_build(tmp_
     assert {"cafe-deja-vu-pip-install", "strasze-and-gauge", "examples", "id1", "gains-and-more"} <= anchors
 
 
+SPHINX_REST = {
+    "docs/conf.py": 'project = "Gauges"\nexclude_patterns = ["_build"]\n',
+    "docs/index.rst": """Gauges
+======
+
+Gauges measure the pressure in pipes, tanks and tyres.
+
+User guide
+----------
+
+.. toctree::
+   :maxdepth: 2
+
+   install
+   Reading a gauge <reading>
+
+.. toctree::
+   :caption: Reference
+
+   api
+""",
+    "docs/install.rst": f"""Installation
+============
+
+Install it with ``pip install gauges``. {PROSE}
+
+.. code-block:: python
+
+   import gauges
+   gauges.connect(port=8080)
+
+.. _calibrating:
+
+Calibrating the dial
+--------------------
+
+Call :func:`gauges.calibrate` before the first reading, see :ref:`calibrating` and :doc:`reading`.
+{PROSE}
+
+.. versionadded:: 2.1
+   Calibration remembers its offset.
+
+Café déjà vu
+------------
+
+Accents. {PROSE}
+
+Café déjà vu
+------------
+
+The same title again. {PROSE}
+""",
+    "docs/reading.rst": f"Reading\n=======\n\nRead the needle. {PROSE}\n\nAt night\n--------\n\nUse the lamp. {PROSE}\n",
+    "docs/api.rst": f"API\n===\n\nThe :class:`~gauges.Gauge` class. {PROSE}\n\n.. autofunction:: gauges.read\n",
+}
+
+
+def test_a_sphinx_rest_project_reads_as_its_real_build(tmp_path: Path) -> None:
+    """reStructuredText pages: the toctrees' order and modules, the build's URLs and section ids,
+    Sphinx's roles shown as the page shows them, its directives read or left out as it does."""
+    root = write_book(tmp_path / "project", SPHINX_REST)
+    plan = plan_book(root / "docs", "gauges")
+    assert plan.layout == "sphinx"
+    assert [(p.source_path, p.title, p.module) for p in plan.pages] == [
+        ("index.rst", "Gauges", ""),
+        ("install.rst", "Installation", "User guide"),
+        ("reading.rst", "Reading", "User guide"),
+        ("api.rst", "API", "Reference"),
+    ]
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root / "docs"), str(site)],
+                   check=True, capture_output=True)
+    assert anchors_in_build(plan, site) >= 4
+    install = "\n".join(c.text for c in plan.chunks if c.source_path == "install.rst")
+    assert "Install it with `pip install gauges`." in install
+    assert "```\nimport gauges\ngauges.connect(port=8080)\n```" in install
+    assert "Call `gauges.calibrate` before the first reading, see Calibrating the dial and Reading." in install
+    assert "Added in version 2.1: Calibration remembers its offset." in install
+    api = next(c.text for c in plan.chunks if c.source_path == "api.rst")
+    assert "The `Gauge` class." in api and "autofunction" not in api and "gauges.read" not in api
+
+
 def test_a_sphinx_conf_py_is_read_not_run(tmp_path: Path) -> None:
     """Only plain assignments are read; a conf.py that Python cannot parse is a clear error."""
     root = write_book(tmp_path / "p", {

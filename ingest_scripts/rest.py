@@ -1,0 +1,181 @@
+"""reStructuredText pages of a Sphinx project → what their built pages say.
+
+docutils, the parser Sphinx itself uses, reads the page. What Sphinx adds to reST and plain
+docutils does not know is read as Sphinx shows it: a cross-reference role (`:func:`,
+`:ref:`, `:py:class:` …) as its text, as code for a program's objects, as the MyST reader
+shows roles (markdown.role_shown); a prose directive (versionadded, seealso, glossary, only …)
+as its content; the others (toctree, autodoc, index …) as nothing, since what they show is not
+in the page's source. The page is then written as HTML and read as a built page is
+(html_site.read_page), so its title, blocks and section ids are those the build has: Sphinx's
+ids are docutils' ids.
+"""
+
+import posixpath
+import re
+from collections.abc import Mapping
+from contextvars import ContextVar
+from typing import ClassVar
+
+from docutils import nodes
+from docutils.core import publish_doctree, publish_from_doctree
+from docutils.parsers.rst import Directive, directives, roles
+from docutils.parsers.rst.languages import en
+from docutils.utils import Reporter
+from docutils.writers.html5_polyglot import HTMLTranslator, Writer
+
+from ingest_scripts.html_site import HtmlPage, chunk_html_page, read_page
+from ingest_scripts.markdown import ParsedPage, role_shown
+
+# A section title: its text, then a line of one punctuation character at least as long.
+_TITLE = re.compile(r"^(?P<title>\S[^\n]*)\n(?P<rule>[=\-~^\"'`#*+<>:._])(?P=rule){2,}[ \t]*$", re.MULTILINE)
+_LABEL = re.compile(r"^\.\. _(?P<label>[^:\n]+):[ \t]*\n(?:[ \t]*\n)*(?P<rest>(?:[^\n]*\n){2})", re.MULTILINE)
+_ROLE_NAME = re.compile(r"(?<![\w`\\]):(?P<name>[A-Za-z][\w.+-]*(?::[A-Za-z][\w.+-]*)?):`")
+_SETTINGS = {
+    "report_level": Reporter.SEVERE_LEVEL + 1,  # what docutils cannot read is left out, silently
+    "halt_level": Reporter.SEVERE_LEVEL + 1,
+    "file_insertion_enabled": False,  # `.. include::` and `.. raw:: :file:` read no other file
+    "raw_enabled": False,
+    "syntax_highlight": "none",
+    "input_encoding": "unicode",
+    "output_encoding": "unicode",
+    "embed_stylesheet": False,
+    "stylesheet_path": "",
+    "_disable_config": True,  # no docutils.conf of the machine changes how a page reads
+    "auto_id_prefix": "id",  # a title used twice gets `id1`, as Sphinx sets it (docutils: `%`)
+}
+# What Sphinx prints before a version directive's text.
+_VERSION_LEADS = {
+    "versionadded": "Added in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+    "versionremoved": "Removed in version",
+}
+
+
+class _AnyOptions(dict[str, object]):
+    """A directive's option spec that takes any option and keeps its value as written."""
+
+    def __contains__(self, name: object) -> bool:
+        return True
+
+    def __getitem__(self, name: str) -> object:
+        return directives.unchanged
+
+
+class _Prose(Directive):
+    """A Sphinx directive whose content is prose the page shows (a version note leads with
+    what Sphinx prints before it)."""
+
+    has_content = True
+    optional_arguments = 1
+    final_argument_whitespace = True
+    option_spec: ClassVar[dict[str, object]] = _AnyOptions()
+
+    def run(self) -> list[nodes.Node]:
+        container = nodes.container()
+        if self.arguments and self.name == "seealso":  # `.. seealso:: other` names what to see
+            container += nodes.paragraph(text=self.arguments[0])
+        self.state.nested_parse(self.content, self.content_offset, container)
+        return [container]
+
+
+class _VersionChange(_Prose):
+    """`.. versionadded:: 2.1 What changed`, shown "Added in version 2.1: What changed"."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        version, *said = self.arguments
+        text = f"{_VERSION_LEADS[self.name]} {version}" + (f": {' '.join(said[0].split())}" if said else ".")
+        container = nodes.container("", nodes.paragraph(text=text))
+        self.state.nested_parse(self.content, self.content_offset, container)
+        return [container]
+
+
+for _name in (
+    "seealso", "glossary", "only", "centered", "hlist", "tab", "tabs", "tab-set", "tab-item",
+    "group-tab", "card", "dropdown", "grid", "grid-item", "grid-item-card",
+):
+    directives.register_directive(_name, _Prose)
+for _name in _VERSION_LEADS:
+    directives.register_directive(_name, _VersionChange)
+
+
+class Titles:
+    """What Sphinx shows for a cross-reference with no title of its own: the title of the page
+    `:doc:` names, the title of the section a `:ref:` label stands before."""
+
+    def __init__(self, sources: Mapping[str, str]):
+        """`sources`: every reST page's text, by its docname ("a/b" for a/b.rst)."""
+        self.pages = {doc: title["title"].strip() for doc, text in sources.items() if (title := _TITLE.search(text))}
+        self.labels: dict[str, str] = {}
+        for text in sources.values():
+            for label in _LABEL.finditer(text):
+                if title := _TITLE.match(label["rest"]):
+                    self.labels[label["label"].strip().lower()] = title["title"].strip()
+
+    def of(self, name: str, target: str, page: str) -> str | None:
+        if name.rsplit(":", 1)[-1] == "doc":
+            doc = target[1:] if target.startswith("/") else posixpath.normpath(posixpath.join(posixpath.dirname(page), target))
+            return self.pages.get(doc)
+        if name.rsplit(":", 1)[-1] in ("ref", "any"):
+            return self.labels.get(target.lower())
+        return None
+
+
+_page: ContextVar[tuple[Titles, str]] = ContextVar("rest_page")  # the book's titles, the page read
+
+
+def _sphinx_role(name: str, rawtext: str, text: str, lineno: int, inliner: object,
+                 options: dict | None = None, content: list | None = None) -> tuple[list[nodes.Node], list]:
+    titles, page = _page.get((Titles({}), ""))
+    untitled = "<" not in text
+    shown = (untitled and titles.of(name, text.strip(), page)) or role_shown(name, text)
+    if shown.startswith("`") and shown.endswith("`"):
+        return [nodes.literal(rawtext, shown[1:-1])], []
+    return [nodes.Text(shown)], []
+
+
+def _register_roles(source: str) -> None:
+    """Every role the page uses that docutils does not know is shown as Sphinx shows it."""
+    quiet = Reporter("roles", Reporter.SEVERE_LEVEL + 1, Reporter.SEVERE_LEVEL + 1)
+    for name in {match["name"] for match in _ROLE_NAME.finditer(source)}:
+        if roles.role(name, en, 0, quiet)[0] is None:
+            roles.register_local_role(name, _sphinx_role)
+
+
+class _Translator(HTMLTranslator):
+    """docutils' HTML, with inline literals as `<code>` (as Sphinx writes them), which the
+    built-page reader shows as code."""
+
+    def visit_literal(self, node: nodes.literal) -> None:
+        self.body.append(f"<code>{self.encode(node.astext())}</code>")
+        raise nodes.SkipNode
+
+
+def read_rest(source: str, docname: str, titles: Titles | None = None) -> HtmlPage | None:
+    """The page as its Sphinx build shows it, or None for a page with nothing to read (one
+    that only holds a toctree). `titles` are the book's, for cross-references."""
+    _register_roles(source)
+    token = _page.set((titles or Titles({}), docname))
+    try:
+        doctree = publish_doctree(source, source_path=docname, settings_overrides=_SETTINGS)
+    finally:
+        _page.reset(token)
+    writer = Writer()
+    writer.translator_class = _Translator
+    html = publish_from_doctree(doctree, writer=writer, settings_overrides=_SETTINGS)
+    return read_page(html)
+
+
+def chunk_rest_page(
+    source: str, source_path: str, docname: str, titles: Titles, *, book: str, module: str, url: str,
+    lesson_id: str,
+) -> ParsedPage | None:
+    """The page's record and passages (None when it has nothing to read), as a built page's."""
+    page = read_rest(source, docname, titles)
+    if page is None:
+        return None
+    return chunk_html_page(
+        page, source_path, book=book, module=module, url=url, lesson_id=lesson_id, is_index=False
+    )
