@@ -50,6 +50,9 @@ _NOT_TEXT = (
     "[role=tablist], "  # the labels of tabs, not their panels
     ".admonition-title, [class*=admonitionHeading], .custom-block-title"  # "Note", "Warning"
 )
+_ADMONITION_TABLE = ", ".join(
+    f".{kind} > table" for kind in ("note", "tip", "hint", "important", "warning", "caution", "danger", "attention")
+)
 _EDIT_LINK = re.compile(
     r"(edit|improve|view)( this)? (page|source|page source|on \w+)", re.IGNORECASE
 )
@@ -302,6 +305,11 @@ def _strip(content: LexborNode) -> None:
             header.unwrap()
     _remove(content.css("header"))
     _remove([aside for aside in content.css("aside") if _mostly_links(aside)])  # not a note
+    # DocBook lays an admonition out as a table: its icon and "Note" label, then its text.
+    for table in content.css(_ADMONITION_TABLE):
+        _remove(table.css("th, img"))
+        for part in [*table.css("td, tr, thead, tbody"), table]:
+            part.unwrap()
     _remove([
         link for link in content.css("a[href]")
         if _EDIT_LINK.fullmatch(_squash(link.text()))

@@ -348,13 +348,16 @@ def docbook_page(title: str, up: tuple[str, str], body: str) -> str:
 
 def test_a_docbook_site_is_read_by_its_outline_links(tmp_path: Path) -> None:
     """Its module is the part its rel=up link names (none for a part of the home page), its
-    <h2> title is no section, its navigation tables and HTML 4 inline elements are no text."""
+    <h2> title is no section, its navigation tables and HTML 4 inline elements are no text, and
+    an admonition laid out as a table is its text."""
     site = write_book(tmp_path / "site", {
         "chapter_invest.html": docbook_page("Chapter 9. Investments", ("index.html", "The Ledger Guide"),
             f"<p>Keep a <acronym>CD</acronym> in an asset account. {PROSE}</p>"),
         "invest-split.html": docbook_page("9.10. Splits", ("chapter_invest.html", "Chapter 9. Investments"),
             f'<p>Companies split their stock. {PROSE}</p><div class="sect2"><h3 class="title">'
-            f'<a name="simple"></a>9.10.1. Simple Stock Split</h3><p>Select Actions. {PROSE}</p></div>'),
+            f'<a name="simple"></a>9.10.1. Simple Stock Split</h3><p>Select Actions. {PROSE}</p>'
+            '<div class="note"><table border="0"><tr><td rowspan="2"><img src="note.png"></td>'
+            '<th>Note</th></tr><tr><td><p>Back up the book first.</p></td></tr></table></div></div>'),
     })
     plan = plan_book(site, "b", "https://ledger.example.org")
     assert [(p.title, p.module) for p in plan.pages] == [
@@ -364,7 +367,8 @@ def test_a_docbook_site_is_read_by_its_outline_links(tmp_path: Path) -> None:
         ("", ""), ("", ""), ("9.10.1. Simple Stock Split", "simple"),
     ]
     assert plan.chunks[0].text.splitlines()[-1] == f"Keep a CD in an asset account. {PROSE}"
-    assert not any(word in chunk.text for chunk in plan.chunks for word in ("Prev", "Next"))
+    assert not any(word in chunk.text for chunk in plan.chunks for word in ("Prev", "Next", "|"))
+    assert plan.chunks[-1].text.endswith(f"Select Actions. {PROSE}\n\nBack up the book first.")
 
 
 @pytest.mark.parametrize("html", [
