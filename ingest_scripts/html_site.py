@@ -47,6 +47,8 @@ _NOT_TEXT = (
     f"{_BREADCRUMBS}, "
     ".toctree-wrapper, .table-of-contents, .toc, "  # a table of contents inside the page
     ".navheader, .navfooter, .nav-panel, "  # DocBook's and Texinfo's previous / up / next links
+    ".section-toc, .mini-toc, table.menu, .contents, "  # Texinfo's menus and table of contents
+    "[class^=index-], [class*=printindex], "  # Texinfo's index (its entries link to sections)
     "[role=tablist], "  # the labels of tabs, not their panels
     ".admonition-title, [class*=admonitionHeading], .custom-block-title"  # "Note", "Warning"
 )
@@ -305,6 +307,7 @@ def _strip(content: LexborNode) -> None:
             header.unwrap()
     _remove(content.css("header"))
     _remove([aside for aside in content.css("aside") if _mostly_links(aside)])  # not a note
+    _remove([nav for nav in content.css("div.header") if _mostly_links(nav)])  # Texinfo's "Next: …, Up: …"
     # DocBook lays an admonition out as a table: its icon and "Note" label, then its text.
     for table in content.css(_ADMONITION_TABLE):
         _remove(table.css("th, img"))
@@ -422,13 +425,14 @@ def _squash(text: str) -> str:
 
 
 def _anchor(heading: LexborNode) -> str:
-    """The heading's id, an `<a id|name>` inside it, or the id of the section it heads."""
+    """The heading's id, an `<a id|name>` inside it, or the id of the section (or division)
+    it heads."""
     if anchor := heading.attributes.get("id"):
         return anchor
     for link in heading.css("a[id], a[name]"):
         return link.attributes.get("id") or link.attributes.get("name") or ""
-    section = heading.parent
-    if section is None or section.tag != "section":
+    section = heading.parent  # Texinfo's is a <div class="section" id="Node-name">
+    if section is None or section.tag not in ("section", "div"):
         return ""
     first = section.css_first(", ".join(_HEADINGS))
     is_its_title = first is not None and first.mem_id == heading.mem_id

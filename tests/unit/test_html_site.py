@@ -371,6 +371,35 @@ def test_a_docbook_site_is_read_by_its_outline_links(tmp_path: Path) -> None:
     assert plan.chunks[-1].text.endswith(f"Select Actions. {PROSE}\n\nBack up the book first.")
 
 
+def test_a_texinfo_manual_is_read_without_its_navigation_and_with_its_node_anchors() -> None:
+    """makeinfo's HTML (GNU and R manuals): each node a <div class="section" id="Node"> whose
+    "Next: …, Up: …" header, menu and index are navigation."""
+    nav = ('<div class="header"><p>Next: <a href="#Lists" rel="next">Lists</a>, Up: '
+           '<a href="#Objects" rel="up">Objects</a> &nbsp; [<a href="#SEC_Contents">Contents</a>]'
+           '[<a href="#Index">Index</a>]</p></div>')
+    html = page(f"""<h1 class="settitle">R Language</h1>
+        <div class="contents"><h2 class="contents-heading">Table of Contents</h2>
+        <ul><li><a href="#Objects">2 Objects</a></li></ul></div>
+        <div class="chapter" id="Objects">{nav}<span id="Objects-1"></span><h2 class="chapter">2 Objects</h2>
+        <p>Everything in R is an object. {PROSE}</p>
+        <ul class="section-toc"><li><a href="#Vectors">Vectors</a></li></ul>
+        <div class="section" id="Vectors">{nav}<span id="Vectors-1"></span><h3 class="section">2.1 Vectors</h3>
+        <p>Vectors hold values of one type. {PROSE}</p></div></div>
+        <div class="unnumbered" id="Index">{nav}<h2 class="unnumbered">Index</h2>
+        <table class="index-cp"><tr><td><a href="#Vectors">vector</a></td><td>Vectors</td></tr></table>
+        </div>""", "<title>R Language</title>")
+    result = read_page(html)
+    assert result is not None
+    assert [(b.kind, b.text, b.anchor) for b in result.blocks if b.text != "Table of Contents"] == [
+        ("heading", "R Language", ""),
+        ("heading", "2 Objects", "Objects"),
+        ("text", f"Everything in R is an object. {PROSE}", ""),
+        ("heading", "2.1 Vectors", "Vectors"),
+        ("text", f"Vectors hold values of one type. {PROSE}", ""),
+        ("heading", "Index", "Index"),
+    ]
+
+
 @pytest.mark.parametrize("html", [
     page("<main><h1>Page Not Found</h1><p>We could not find what you were looking for.</p></main>"),
     page(f"<main><h1>Search</h1><p>{PROSE}</p></main>", '<meta name="robots" content="noindex">'),
