@@ -118,10 +118,11 @@ def read_page(html: str) -> HtmlPage | None:
 
 def _titled(blocks: list[Block], title: str) -> list[Block]:
     """The blocks with the page's first heading as its title (level 1) when it says what the
-    page's `<title>` says: DocBook and Texinfo title a page with an `<h2>` (its place in the
-    book's outline), and a section path that repeats the page's title says nothing."""
+    page's `<title>` says (in any case): DocBook and Texinfo title a page with an `<h2>` (its
+    place in the book's outline), mdBook chapters often open with one, and a section path that
+    repeats the page's title says nothing."""
     first = next((i for i, block in enumerate(blocks) if block.kind == "heading"), None)
-    if first is None or blocks[first].level == 1 or blocks[first].text != title:
+    if first is None or blocks[first].level == 1 or blocks[first].text.casefold() != title.casefold():
         return blocks
     return [*blocks[:first], replace(blocks[first], level=1), *blocks[first + 1 :]]
 

@@ -371,6 +371,18 @@ def test_a_docbook_site_is_read_by_its_outline_links(tmp_path: Path) -> None:
     assert plan.chunks[-1].text.endswith(f"Select Actions. {PROSE}\n\nBack up the book first.")
 
 
+def test_a_chapter_opening_with_an_h2_that_says_its_title_is_titled_by_it() -> None:
+    """mdBook chapters often open with `##`; the <title> the sidebar gave may differ in case."""
+    html = page(f'<main><h2 id="what-is-ownership">What Is Ownership?</h2><p>Rules. {PROSE}</p>'
+                f'<h2 id="rules">Ownership Rules</h2><p>Each value has an owner. {PROSE}</p></main>',
+                "<title>What is Ownership? - The Rust Programming Language</title>")
+    result = read_page(html)
+    assert result is not None and result.title == "What is Ownership?"
+    assert [(b.level, b.text) for b in result.blocks if b.kind == "heading"] == [
+        (1, "What Is Ownership?"), (2, "Ownership Rules"),
+    ]
+
+
 def test_a_texinfo_manual_is_read_without_its_navigation_and_with_its_node_anchors() -> None:
     """makeinfo's HTML (GNU and R manuals): each node a <div class="section" id="Node"> whose
     "Next: …, Up: …" header, menu and index are navigation."""
