@@ -239,8 +239,10 @@ def plan_site(root: Path, book: str, base_url: str, layout: BuiltSite) -> BookPl
     for path in discover(root, "HTML"):
         rel = path.relative_to(root).as_posix()
         page = read_page(_read(path, rel))
-        text = tuple(block.text for block in page.blocks) if page else ()
-        if page is None or text in seen:  # not content, or a copy of a page already read
+        # A copy of a page already read, or a stub that only its heading tells from others
+        # ("The 2018 edition of the book is no longer distributed …" under each chapter's title).
+        text = tuple(block.text for block in page.blocks if block.kind != "heading") if page else ()
+        if page is None or text in seen:
             skipped.append(rel)
             continue
         seen.add(text)

@@ -423,12 +423,15 @@ def test_pages_that_are_not_content_are_skipped(html: str) -> None:
     assert read_page(html) is None
 
 
-def test_sitemap_gives_urls_and_a_copy_of_a_page_is_read_once(tmp_path: Path) -> None:
+def test_sitemap_gives_urls_and_a_copy_or_a_stub_of_a_page_is_read_once(tmp_path: Path) -> None:
     chapter = page(f"<main><h1>Foreword</h1><p>Why this book exists. {PROSE}</p></main>")
     site = write_book(tmp_path / "book", {
         "foreword.html": chapter,
         "index.html": chapter,  # mdBook copies the first chapter to index.html
         "part/ch1.html": page(f"<main><h1>Chapter one</h1><p>It begins. {PROSE}</p></main>"),
+        # stubs left where an old edition's chapters were: the same text under each title
+        **{f"old/ch{n}.html": page(f"<main><h2>Chapter {n}</h2><p>This edition is no longer "
+                                   "distributed; read the current one instead.</p></main>") for n in (1, 2)},
         "sitemap.xml": '<?xml version="1.0"?>'
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
         "<url><loc>https://example.org/book/foreword</loc></url>"
@@ -437,9 +440,10 @@ def test_sitemap_gives_urls_and_a_copy_of_a_page_is_read_once(tmp_path: Path) ->
     plan = plan_book(site, "b", "https://elsewhere.example")
     assert [(p.source_path, p.url) for p in plan.pages] == [
         ("foreword.html", "https://example.org/book/foreword"),
+        ("old/ch1.html", "https://elsewhere.example/old/ch1.html"),
         ("part/ch1.html", "https://example.org/book/part/ch1"),
     ]
-    assert plan.skipped_files == ["index.html"]
+    assert plan.skipped_files == ["index.html", "old/ch2.html"]
 
 
 # --- Docusaurus --------------------------------------------------------------------------------
