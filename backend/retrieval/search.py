@@ -32,6 +32,8 @@ from backend.retrieval.models import Chunk, Page
 from backend.retrieval.query import Query
 from backend.retrieval.sentences import (
     CANNOT_ANSWER,
+    WINDOW,
+    Sentence,
     Window,
     initialisms,
     initials,
@@ -346,7 +348,7 @@ class Retriever:
         # by it, however close its other words come (its related lessons are still suggested).
         if unmentioned := corpus.unmentioned(question):
             support = CANNOT_ANSWER
-        return Evidence(support, topical, _distinct(windows), unmentioned)
+        return Evidence(support, topical, _distinct(_past_the_readers_words(windows, sentences, own)), unmentioned)
 
 
 def _acronym(name: str) -> bool:
@@ -370,6 +372,28 @@ def _with_section_neighbours(corpus: BookCorpus, hits: list[ScoredChunk]) -> lis
                 seen.add(chunk.id)
                 expanded.append(ScoredChunk(chunk, hit.score * 0.99))  # just below the one it completes
     return expanded
+
+
+def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], own: list[str]) -> list[Window]:
+    """The windows, each made only of the reader's own words (an error message pasted into the
+    question) replaced by the text that follows it in its passage, with its scores: the line
+    is the best evidence that the passage is about the question, but quoting it back tells the
+    reader nothing, and what the book says next is what it says of it (as for a selection)."""
+    asked = frozenset(own)
+    position = {(s.chunk_id, s.index): i for i, s in enumerate(sentences)}
+    told: list[Window] = []
+    for window in windows:
+        if not all(s.terms <= asked for s in window.sentences):
+            told.append(window)
+            continue
+        after = position[(window.chunk_id, window.sentences[-1].index)] + 1
+        following = [s for s in sentences[after : after + WINDOW] if s.chunk_id == window.chunk_id]
+        following = [s for s in following if s.code == following[0].code]
+        if following and following[-1].leads_in and len(following) > 1:
+            following.pop()  # as a window never ends on a lead-in
+        if following and not all(s.terms <= asked for s in following):
+            told.append(Window(window.chunk_id, following, window.lexical, window.semantic))
+    return told
 
 
 def _distinct(windows: list[Window]) -> list[Window]:

@@ -287,3 +287,50 @@ async def test_a_follow_up_is_answered_by_its_own_words_not_the_earlier_question
     assert answer.status == "found"
     assert answer.citations[0].source_path.endswith("01-voice-to-action.md")
     assert "noise" in answer.text.split("[1]")[0]  # the first quote answers the new question
+
+
+ERROR_BOOK = {
+    "01-bus/01-errors.md": """---
+title: Bus Errors
+---
+# Bus Errors
+
+## Servo Not Responding
+
+When the driver starts, it pings every servo listed in the parameter file. A servo that
+does not answer makes the driver stop with:
+
+```text
+error: servo 3 not responding on bus 1
+```
+
+This happens when the servo's ID does not match the ID in the parameter file: give the
+servo its listed ID with the setup tool, or correct the file, and start the driver again.
+""",
+    "01-bus/02-wiring.md": """---
+title: Wiring
+---
+# Wiring
+
+## Daisy Chains
+
+Servos are wired in a daisy chain: each one passes power and data on to the next.
+A loose connector cuts off every servo after it, so check the chain from the controller out.
+""",
+}
+
+
+async def test_a_pasted_error_message_is_answered_by_what_the_book_says_of_it(tmp_path) -> None:
+    """The error line the reader pasted is the best evidence that its page answers, but it is
+    their own words: the answer quotes what the book says about it."""
+    book = write_book(tmp_path / "docs", ERROR_BOOK)
+    ingest_into(tmp_path / "data", book, "bus")
+    library = Library(Settings(LECTERN_DATA_DIR=tmp_path / "data", LECTERN_BOOK="bus"))
+    try:
+        answer, _ = await ask(library.engine(), "I get error: servo 3 not responding on bus 1. Why?")
+    finally:
+        library.close()
+    assert answer.status == "found"
+    assert answer.citations[0].source_path.endswith("01-errors.md")
+    assert answer.text.startswith("This happens when the servo's ID does not match")
+    assert "`error: servo 3 not responding on bus 1`" not in answer.text
