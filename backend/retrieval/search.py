@@ -376,23 +376,31 @@ def _with_section_neighbours(corpus: BookCorpus, hits: list[ScoredChunk]) -> lis
 
 def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], own: list[str]) -> list[Window]:
     """The windows, each made only of the reader's own words (an error message pasted into the
-    question) replaced by the text that follows it in its passage, with its scores: the line
-    is the best evidence that the passage is about the question, but quoting it back tells the
-    reader nothing, and what the book says next is what it says of it (as for a selection)."""
+    question), or an example's lines holding one, replaced by the text that follows it in its
+    passage, with its scores: the line is the best evidence that the passage is about the
+    question, but quoting it back tells the reader nothing, and what the book says next is what
+    it says of it (as for a selection)."""
     asked = frozenset(own)
     position = {(s.chunk_id, s.index): i for i, s in enumerate(sentences)}
     told: list[Window] = []
     for window in windows:
-        if not all(s.terms <= asked for s in window.sentences):
+        said = [s.terms <= asked for s in window.sentences]
+        # Lines of an example holding a line the reader pasted show what they already have.
+        if not (all(said) or (window.code and any(said))):
             told.append(window)
             continue
         after = position[(window.chunk_id, window.sentences[-1].index)] + 1
+        while window.code and after < len(sentences) and sentences[after].code \
+                and sentences[after].chunk_id == window.chunk_id:
+            after += 1  # the rest of the example's lines
         following = [s for s in sentences[after : after + WINDOW] if s.chunk_id == window.chunk_id]
         following = [s for s in following if s.code == following[0].code]
         if following and following[-1].leads_in and len(following) > 1:
             following.pop()  # as a window never ends on a lead-in
         if following and not all(s.terms <= asked for s in following):
             told.append(Window(window.chunk_id, following, window.lexical, window.semantic))
+        elif not all(said):  # an example that ends its passage still shows more than they wrote
+            told.append(window)
     return told
 
 
