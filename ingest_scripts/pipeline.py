@@ -1,6 +1,7 @@
 """One ingest run: read the docs tree, chunk it, embed only what changed, publish atomically."""
 
 import filecmp
+import hashlib
 import json
 import os
 import time
@@ -300,7 +301,12 @@ def ingest(
         raise IngestError(f"no page has any text to index{skipped}; the served index is unchanged{problems}")
     if plan.files and files_dir is None:
         raise IngestError("this book has PDFs: give ingest a folder to serve them from")
+    for order, page in enumerate(plan.pages):  # the order the layout read them in
+        page.order = order
     pages = {page.source_path: page for page in plan.pages}
+    pages_digest = hashlib.sha256(
+        json.dumps([page.model_dump() for page in plan.pages]).encode()
+    ).hexdigest()[:32]
 
     previous = index.metadata()
     rebuild_reason = None
@@ -318,6 +324,7 @@ def ingest(
         and rebuild_reason is None
         and previous.get("analyzer") == lexical.ANALYZER  # else the stored terms are stale
         and previous.get("points") == POINT_FORMAT
+        and previous.get("pages") == pages_digest  # a page's order, title or description
         and wanted == {chunk_id: point.content_hash for chunk_id, point in stored.items()}
     )
     report = IngestReport(
@@ -373,7 +380,7 @@ def ingest(
         entries,
         metadata={
             "embedder": embedder.name, "dimension": dimension, "book": book,
-            "analyzer": lexical.ANALYZER,
+            "analyzer": lexical.ANALYZER, "pages": pages_digest,
         },
         dimension=dimension,
     )

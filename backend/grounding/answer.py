@@ -92,23 +92,25 @@ def suggest(state: RunState) -> list[Suggestion]:
 
 
 def topics(pages: list[Page]) -> list[Suggestion]:
-    """The book's modules (their overview pages), for questions too broad to answer."""
-    return [Suggestion(lesson=p.title, module=p.module, url=p.url) for p in _overviews(pages)][:8]
+    """The book's modules (their overview pages, else their first pages), for questions too
+    broad to answer or outside the book."""
+    return [Suggestion(lesson=_named(p), module="" if p.kind != "index" else p.module, url=p.url)
+            for p in _overviews(pages)][:8]
 
 
 def book_overview(corpus: BookCorpus) -> Answer:
     """"What does this book cover?": each module with its lessons, citing the module's
-    overview page (a book without overview pages gets the list of its topics)."""
+    overview page, else its first page (a book without modules gets the list of its topics)."""
     lines: list[str] = []
     citations: list[Citation] = []
     for overview in _overviews(corpus.pages):
         passages = corpus.page_chunks(overview.source_path)
         lessons = [p.title for p in corpus.pages if p.module == overview.module and p.kind == "lesson"]
-        if overview.kind != "index" or not passages or not lessons:
+        if not overview.module or not passages or not lessons:
             continue
         number = len(citations) + 1
-        citations.append(citation_of(number, ScoredChunk(passages[0], 1.0), overview.title))
-        lines.append(f"- **{overview.title}**: {', '.join(lessons)} [{number}]")
+        citations.append(citation_of(number, ScoredChunk(passages[0], 1.0), _named(overview)))
+        lines.append(f"- **{_named(overview)}**: {', '.join(lessons)} [{number}]")
     if not citations:
         return not_found(messages.BOOK_TOPICS, topics(corpus.pages))
     return Answer(
@@ -121,7 +123,21 @@ def book_overview(corpus: BookCorpus) -> Answer:
 
 
 def _overviews(pages: list[Page]) -> list[Page]:
-    return [p for p in pages if p.kind == "index" and p.module] or pages
+    """The page that opens each module, in reading order: its overview (index) page, else its
+    first page; the first pages of a book with no modules."""
+    if overviews := [p for p in pages if p.kind == "index" and p.module]:
+        return overviews
+    first: dict[str, Page] = {}
+    for page in pages:
+        if page.module:
+            first.setdefault(page.module, page)
+    return list(first.values()) or pages
+
+
+def _named(page: Page) -> str:
+    """What a module's opening page stands for: the overview by its title, another page by its
+    module's name."""
+    return page.title if page.kind == "index" or not page.module else page.module
 
 
 def not_found(lead: str, suggestions: list[Suggestion], status: Status = "not_found") -> Answer:

@@ -310,7 +310,7 @@ class BookIndex:
     def pages(self) -> list[Page]:
         points = self._scroll(self._served(), scroll_filter=match(position=0), with_payload=["page"])
         return sorted((Page.model_validate(p.payload["page"]) for p in points if p.payload),
-                      key=lambda page: page.source_path)
+                      key=lambda page: (page.order, page.source_path))
 
     def _scroll(self, name: str, **options: Any) -> Iterator[models.Record]:
         """Every point of a collection that `options` (scroll's) select, SCROLL_PAGE at a time."""

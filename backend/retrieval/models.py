@@ -23,6 +23,7 @@ class Page(BaseModel):
     tags: list[str] = Field(default_factory=list)
     objectives: list[str] = Field(default_factory=list)
     skills: list[str] = Field(default_factory=list)
+    order: int = 0  # its place in the book's reading order (its generator's navigation)
 
 
 class Chunk(BaseModel):

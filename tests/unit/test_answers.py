@@ -336,3 +336,36 @@ async def test_a_pasted_error_message_is_answered_by_what_the_book_says_of_it(tm
     assert answer.citations[0].source_path.endswith("01-errors.md")
     assert answer.text.startswith("This happens when the servo's ID does not match")
     assert "`error: servo 3 not responding on bus 1`" not in answer.text and "retries" not in answer.text
+
+
+async def test_a_book_without_overview_pages_is_outlined_by_its_modules_in_reading_order(
+    tmp_path,
+) -> None:
+    """MkDocs, Sphinx, mdBook and built sites have no Docusaurus category pages: each module is
+    named and linked by its first page, in the order the book's navigation gives."""
+    prose = "It is written out at some length so that the section makes a passage of its own."
+    nav = ("site_name: Garden\nnav:\n  - Soil:\n    - soil/testing.md\n    - soil/compost.md\n"
+           "  - Watering:\n    - water/drip.md\n")
+    book = write_book(tmp_path / "garden", {
+        "mkdocs.yml": nav,
+        "docs/soil/testing.md": f"# Testing Soil\n\nA pH meter reads the soil's acidity. {prose}\n",
+        "docs/soil/compost.md": f"# Compost\n\nCompost feeds the soil with humus. {prose}\n",
+        "docs/water/drip.md": f"# Drip Lines\n\nDrip lines water the roots slowly. {prose}\n",
+    })
+    ingest_into(tmp_path / "data", book, "garden")
+    library = Library(Settings(LECTERN_DATA_DIR=tmp_path / "data", LECTERN_BOOK="garden"))
+    try:
+        answer, _ = await ask(library.engine(), "What does this book cover?")
+        assert answer.text.splitlines() == [
+            "This book is organised in these modules and lessons:",
+            "- **Soil**: Testing Soil, Compost [1]",
+            "- **Watering**: Drip Lines [2]",
+        ]
+        assert [c.source_path for c in answer.citations] == ["docs/soil/testing.md", "docs/water/drip.md"]
+        answer, _ = await ask(library.engine(), "Who won the football World Cup in 2018?")
+        assert answer.text.startswith("That question is outside the scope of this book.")
+        assert [(s.lesson, s.url.rsplit("/", 2)[-2]) for s in answer.suggestions] == [
+            ("Soil", "testing"), ("Watering", "drip"),
+        ]
+    finally:
+        library.close()

@@ -119,6 +119,7 @@ def test_first_ingest_embeds_everything(book: Path, index: BookIndex, embedder: 
     assert report.collection == index.current_collection()
     metadata = index.metadata()
     assert metadata.pop("calibration") == report.calibration.model_dump()
+    assert re.fullmatch(r"[0-9a-f]{32}", metadata.pop("pages"))  # a digest of the pages' records
     assert metadata == {
         "embedder": embedder.name, "dimension": 384, "book": "tiny", "analyzer": lexical.ANALYZER, "points": POINT_FORMAT}
     chunks, vectors, *_ = index.chunks_with_vectors()
@@ -183,6 +184,27 @@ def test_removing_and_adding_pages(book: Path, index: BookIndex, embedder: Local
     assert hits[0].source_path == "02-b/02-four.md"
 
 
+def test_a_new_reading_order_or_description_is_published_without_re_embedding(
+    tmp_path: Path, index: BookIndex, embedder: LocalEmbedder
+) -> None:
+    """The pages' records change while no passage does: the order of an MkDocs nav, a front
+    matter description."""
+    files = {"docs/one.md": page("One"), "docs/two.md": page("Two")}
+    nav = "site_name: Tiny\nnav:\n  - {first}.md\n  - {second}.md\n"
+    root = write_book(tmp_path / "site", files | {"mkdocs.yml": nav.format(first="two", second="one")})
+    run(root, index, embedder)
+    assert [(p.source_path, p.order) for p in index.pages()] == [("docs/two.md", 0), ("docs/one.md", 1)]
+    (root / "mkdocs.yml").write_text(nav.format(first="one", second="two"))
+    reordered = run(root, index, embedder)
+    assert not reordered.unchanged and reordered.embedded == 0
+    assert [p.source_path for p in index.pages()] == ["docs/one.md", "docs/two.md"]
+    (root / "docs/one.md").write_text(page("One").replace("title: One", "title: One\ndescription: The first."))
+    described = run(root, index, embedder)
+    assert not described.unchanged and described.embedded == 0
+    assert index.pages()[0].description == "The first."
+    assert run(root, index, embedder).unchanged
+
+
 def test_a_new_base_url_updates_links_without_re_embedding(
     book: Path, index: BookIndex, embedder: LocalEmbedder
 ) -> None:
@@ -220,6 +242,7 @@ def test_a_different_embedding_model_forces_a_clean_rebuild(
     assert report.embedded == report.chunks == 6 and report.reused == 0
     metadata = index.metadata()
     assert metadata.pop("calibration") == report.calibration.model_dump()  # measured anew
+    assert metadata.pop("pages")
     assert metadata == {
         "embedder": hashing.name, "dimension": 64, "book": "tiny", "analyzer": lexical.ANALYZER, "points": POINT_FORMAT}
     assert all(len(v) == 64 for v in index.chunks_with_vectors()[1])
