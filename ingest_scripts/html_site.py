@@ -116,6 +116,40 @@ def read_page(html: str) -> HtmlPage | None:
     )
 
 
+def next_page(html: str, rel: str) -> str:
+    """The page (path) that page `rel`'s rel=next link leads to; "" when it has none."""
+    link = LexborHTMLParser(html).css_first("link[rel~=next][href], a[rel~=next][href]")
+    return _linked(rel, link.attributes.get("href") or "") if link else ""
+
+
+def reading_order(pages: list[str], following: dict[str, str]) -> list[str]:
+    """The pages in the order the site's rel=next links chain them (DocBook, Texinfo, Sphinx,
+    mdBook and MkDocs write them: `following`, page → next page, for every page of the site,
+    content or not), from each page no other leads to; pages no chain reaches follow."""
+    led_to = set(following.values())
+    wanted = set(pages)
+    chains = []
+    for start in sorted(rel for rel in following if rel not in led_to and following[rel]):
+        chain, page = [], start
+        while page in following and page not in chain:
+            chain.append(page)
+            page = following[page]
+        chains.append([rel for rel in chain if rel in wanted])
+    order: list[str] = []
+    for chain in sorted(chains, key=len, reverse=True):  # the book's own chain first
+        order += [rel for rel in chain if rel not in order]
+    return order + [rel for rel in pages if rel not in order]
+
+
+def _linked(rel: str, href: str) -> str:
+    """The page path a link on page `rel` leads to (its fragment and query dropped)."""
+    parts = urlsplit(href)
+    if not href or parts.scheme or parts.netloc or not parts.path:
+        return ""
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), parts.path)).lstrip("/")
+    return f"{target}/index.html" if parts.path.endswith("/") else target
+
+
 def _titled(blocks: list[Block], title: str) -> list[Block]:
     """The blocks with the page's first heading as its title (level 1) when it says what the
     page's `<title>` says (in any case): DocBook and Texinfo title a page with an `<h2>` (its

@@ -23,9 +23,11 @@ from backend.retrieval.search import Retriever
 from ingest_scripts.html_site import (
     HtmlPage,
     chunk_html_page,
+    next_page,
     placements,
     published_url,
     read_page,
+    reading_order,
     sitemap_urls,
 )
 from ingest_scripts.layouts import (
@@ -237,9 +239,12 @@ def plan_site(root: Path, book: str, base_url: str, layout: BuiltSite) -> BookPl
     read: dict[str, HtmlPage] = {}
     skipped: list[str] = []
     seen: set[tuple[str, ...]] = set()
+    following: dict[str, str] = {}
     for path in discover(root, "HTML"):
         rel = path.relative_to(root).as_posix()
-        page = read_page(_read(path, rel))
+        html = _read(path, rel)
+        following[rel] = next_page(html, rel)
+        page = read_page(html)
         # A copy of a page already read, or a stub that only its heading tells from others
         # ("The 2018 edition of the book is no longer distributed …" under each chapter's title).
         text = tuple(block.text for block in page.blocks if block.kind != "heading") if page else ()
@@ -259,7 +264,8 @@ def plan_site(root: Path, book: str, base_url: str, layout: BuiltSite) -> BookPl
         index_page = placed[rel].index_page
         if index_page and index_page != rel and page.module:
             in_folder.setdefault(index_page, Counter())[page.module] += 1
-    for rel, page in read.items():
+    for rel in reading_order(list(read), following):
+        page = read[rel]
         index_page = placed[rel].index_page
         folder_title = read[index_page].title if index_page else ""
         module = folder_title if page.module is None else page.module

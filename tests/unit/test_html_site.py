@@ -226,11 +226,11 @@ def test_a_sphinx_build_is_read_as_its_pages_say(tmp_path: Path, theme: str) -> 
                    check=True, capture_output=True)
     plan = plan_book(site, "gadgets", BASE_URL)
     assert plan.layout == "html"
-    assert [(p.source_path, p.title, p.module, p.kind) for p in plan.pages] == [
-        ("guide/index.html", "User Guide", "User Guide", "index"),
-        ("guide/wiring.html", "Wiring", "User Guide", "lesson"),
+    assert [(p.source_path, p.title, p.module, p.kind) for p in plan.pages] == [  # in reading order
         ("index.html", "Gadget Manual", "", "index"),
         ("intro.html", "Introduction", "", "lesson"),
+        ("guide/index.html", "User Guide", "User Guide", "index"),
+        ("guide/wiring.html", "Wiring", "User Guide", "lesson"),
     ]
     assert {"genindex.html", "search.html"} <= set(plan.skipped_files)
     assert_no_chrome(plan, "Gadget Manual documentation", "Gadget Team", "Navigation", *CHROME)
@@ -381,6 +381,25 @@ def test_a_chapter_opening_with_an_h2_that_says_its_title_is_titled_by_it() -> N
     assert [(b.level, b.text) for b in result.blocks if b.kind == "heading"] == [
         (1, "What Is Ownership?"), (2, "Ownership Rules"),
     ]
+
+
+def test_pages_are_read_in_the_order_their_next_links_chain_them(tmp_path: Path) -> None:
+    """rel=next links give the reading order, through pages that are not content (a part's
+    table of contents) and whatever their file names; a page no chain reaches comes last."""
+    def chapter(title: str, following: str) -> str:
+        return page(f'<main><h1>{title}</h1><p>{title} begins. {PROSE}</p>'
+                    f'<nav><a rel="next" href="{following}">Next</a></nav></main>')
+    site = write_book(tmp_path / "book", {
+        "index.html": chapter("Welcome", "zebra.html"),
+        "zebra.html": chapter("Zebras", "part2/index.html"),
+        "part2/index.html": page("<main><h1>Part two</h1><ul><li><a href='../apes.html'>Apes</a></li>"
+                                 "</ul><a rel='next' href='../apes.html'>Next</a></main>"),
+        "apes.html": chapter("Apes", "#top"),  # a link within the page leads nowhere else
+        "lost.html": chapter("Lost", ""),
+    })
+    plan = plan_book(site, "b")
+    assert [p.title for p in plan.pages] == ["Welcome", "Zebras", "Apes", "Lost"]
+    assert plan.skipped_files == ["part2/index.html"]
 
 
 def test_a_texinfo_manual_is_read_without_its_navigation_and_with_its_node_anchors() -> None:
