@@ -24,8 +24,9 @@ from ingest_scripts.pipeline import plan_book
 def _normal(text: str) -> str:
     """Text as compared: no code marks, quotes and dashes plain, hyphens at line ends joined,
     spaces single."""
-    text = text.replace("`", "").translate(str.maketrans("‘’“”–—\u00ad", "''\"\"--\n"))
-    return re.sub(r"\s+", " ", re.sub(r"-?\n", " ", text.replace("\r\n", "\n")).replace("\ufffe", "")).casefold()
+    text = text.replace("`", "").replace("\r\n", "\n").translate(str.maketrans("‘’“”–—", "''\"\"--"))
+    text = re.sub(r"[-\u00ad\ufffe]\n", "", text)  # a word broken at a line end
+    return re.sub(r"\s+", " ", text.replace("\ufffe", "")).casefold()
 
 
 def page_texts(pdf: Path) -> list[str]:
@@ -48,30 +49,32 @@ def outline(pdf: Path) -> dict[str, int]:
     """The page of each bookmark, by its title without its number ("9.10.1. Simple Stock Split")."""
     document = pdfium.PdfDocument(str(pdf))
     try:
-        return {
-            _unnumbered(bookmark.get_title()): bookmark.get_dest().get_index() + 1
-            for bookmark in document.get_toc()
-            if bookmark.get_dest() is not None
-        }
+        pages = {}
+        for bookmark in document.get_toc():
+            destination = bookmark.get_dest()
+            index = destination.get_index() if destination is not None else None
+            if index is not None:
+                pages.setdefault(_unnumbered(bookmark.get_title()), index + 1)
+        return pages
     finally:
         document.close()
 
 
 def _unnumbered(heading: str) -> str:
-    return _normal(re.sub(r"^(?:chapter\s+)?[\dA-Z]*(?:\.\d+)*\.?\s+", "", heading.strip(), flags=re.IGNORECASE))
+    return _normal(re.sub(r"^(?i:chapter\s+)?(?:\d+|[A-Z])(?:\.\d+)*\.?\s+", "", heading.strip()))
 
 
 def placed(
     question: dict, pages: list[str], files: dict[str, str], headings: dict[str, int], pdf_name: str
 ) -> dict | None:
     gold = []
-    phrases = [_normal(p) for p in question.get("answer_phrases", [])]
+    phrases = [_normal(p) for p in question.get("answer_phrases", []) if p.strip()]
     for entry in question.get("gold", []):
         own = [p for p in phrases if p in files.get(entry["file"], "")]
         holding = [n for n, text in enumerate(pages, 1) if any(p in text for p in own)]
         if not holding and _unnumbered(entry.get("heading", "")) in headings:
             holding = [headings[_unnumbered(entry["heading"])]]
-        if question["kind"] == "cross_lesson":
+        if question.get("kind") == "cross_lesson":
             holding = holding[:1]  # coverage asks for one citation of each
         gold += [{"file": pdf_name, "heading": entry.get("heading", ""), "page": n} for n in holding]
     if question.get("gold") and not gold:

@@ -47,11 +47,13 @@ _NOT_TEXT = (
     f"{_BREADCRUMBS}, "
     ".toctree-wrapper, .table-of-contents, .toc, "  # a table of contents inside the page
     ".navheader, .navfooter, .nav-panel, "  # DocBook's and Texinfo's previous / up / next links
-    ".section-toc, .mini-toc, table.menu, .contents, "  # Texinfo's menus and table of contents
-    "[class^=index-], [class*=printindex], "  # Texinfo's index (its entries link to sections)
+    ".section-toc, .mini-toc, table.menu, "  # Texinfo's menus
+    "table[class^=index-], table[class*=printindex], "  # Texinfo's index (entries linking to sections)
     "[role=tablist], "  # the labels of tabs, not their panels
     ".admonition-title, [class*=admonitionHeading], .custom-block-title"  # "Note", "Warning"
 )
+# The classes of a <div> that is a section of the book (Texinfo's and DocBook's).
+_SECTIONING = re.compile(r"\b(?:(?:sub)*section|chapter|appendix\w*|unnumbered\w*|part|sect\d|top)\b")
 _ADMONITION_TABLE = ", ".join(
     f".{kind} > table" for kind in ("note", "tip", "hint", "important", "warning", "caution", "danger", "attention")
 )
@@ -128,17 +130,19 @@ def reading_order(pages: list[str], following: dict[str, str]) -> list[str]:
     content or not), from each page no other leads to; pages no chain reaches follow."""
     led_to = set(following.values())
     wanted = set(pages)
+    starts = sorted(rel for rel in following if rel not in led_to and following[rel])
     chains = []
-    for start in sorted(rel for rel in following if rel not in led_to and following[rel]):
-        chain, page = [], start
-        while page in following and page not in chain:
-            chain.append(page)
+    for start in starts or [rel for rel in ("index.html",) if rel in following]:  # a loop: from the home page
+        chain, seen, page = [], set(), start
+        while page in following and page not in seen:
+            seen.add(page)
+            chain += [page] if page in wanted else []
             page = following[page]
-        chains.append([rel for rel in chain if rel in wanted])
-    order: list[str] = []
+        chains.append(chain)
+    order: dict[str, None] = {}
     for chain in sorted(chains, key=len, reverse=True):  # the book's own chain first
-        order += [rel for rel in chain if rel not in order]
-    return order + [rel for rel in pages if rel not in order]
+        order.update(dict.fromkeys(chain))
+    return [*order, *(rel for rel in pages if rel not in order)]
 
 
 def _linked(rel: str, href: str) -> str:
@@ -147,7 +151,9 @@ def _linked(rel: str, href: str) -> str:
     if not href or parts.scheme or parts.netloc or not parts.path:
         return ""
     target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), parts.path)).lstrip("/")
-    return f"{target}/index.html" if parts.path.endswith("/") else target
+    if parts.path.endswith("/"):
+        return f"{target}/index.html" if target else "index.html"
+    return target
 
 
 def _titled(blocks: list[Block], title: str) -> list[Block]:
@@ -343,6 +349,9 @@ def _strip(content: LexborNode) -> None:
     _remove(content.css("header"))
     _remove([aside for aside in content.css("aside") if _mostly_links(aside)])  # not a note
     _remove([nav for nav in content.css("div.header") if _mostly_links(nav)])  # Texinfo's "Next: …, Up: …"
+    # Texinfo's table of contents: the division its "Table of Contents" heading opens.
+    _remove([heading.parent for heading in content.css(".contents-heading, .shortcontents-heading")
+             if heading.parent is not None])
     # DocBook lays an admonition out as a table: its icon and "Note" label, then its text.
     for table in content.css(_ADMONITION_TABLE):
         _remove(table.css("th, img"))
@@ -466,8 +475,10 @@ def _anchor(heading: LexborNode) -> str:
         return anchor
     for link in heading.css("a[id], a[name]"):
         return link.attributes.get("id") or link.attributes.get("name") or ""
-    section = heading.parent  # Texinfo's is a <div class="section" id="Node-name">
-    if section is None or section.tag not in ("section", "div"):
+    section = heading.parent  # Sphinx's is a <section>, Texinfo's a <div class="chapter" id="Node">
+    if section is None or not (
+        section.tag == "section" or section.tag == "div" and _SECTIONING.search(section.attributes.get("class") or "")
+    ):
         return ""
     first = section.css_first(", ".join(_HEADINGS))
     is_its_title = first is not None and first.mem_id == heading.mem_id

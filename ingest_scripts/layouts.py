@@ -253,7 +253,7 @@ _REST_TOCTREE = re.compile(
     r"^(?P<indent>[ \t]*)\.\.[ \t]+toctree::[ \t]*\n(?P<body>(?:(?:(?P=indent)[ \t]+\S[^\n]*)?\n)*)",
     re.MULTILINE,
 )
-_REST_TITLE = re.compile(r"^(?P<title>\S[^\n]*)\n(?P<rule>[=\-~^\"'`#*+<>:._])(?P=rule){2,}[ \t]*$", re.MULTILINE)
+REST_TITLE = re.compile(r"^(?P<title>\S[^\n]*)\n(?P<rule>[=\-~^\"'`#*+<>:._])(?P=rule){2,}[ \t]*$", re.MULTILINE)
 
 
 class Sphinx(Layout):
@@ -305,7 +305,7 @@ class Sphinx(Layout):
         path = self._files[self._docnames[doc]]
         text = path.read_text(encoding="utf-8", errors="replace")
         if path.suffix == ".rst":
-            headings, toctrees = list(_REST_TITLE.finditer(text)), list(_REST_TOCTREE.finditer(text))
+            headings, toctrees = list(REST_TITLE.finditer(text)), list(_REST_TOCTREE.finditer(text))
         else:
             # Code examples blanked (their "# comment" lines are no headings), lines kept.
             prose = _CODE_FENCE.sub(lambda code: "\n" * code[0].count("\n"), text)
@@ -410,9 +410,9 @@ class BuiltSite(Layout):
 
     @staticmethod
     def found(root: Path) -> bool:
-        return not any(published_files(root, SUFFIXES["markdown"])) and any(
-            published_files(root, SUFFIXES["HTML"])
-        )
+        """HTML pages and no sources: no markdown, and no Sphinx project's reStructuredText."""
+        sources = SUFFIXES["markdown or reStructuredText" if Sphinx.found(root) else "markdown"]
+        return not any(published_files(root, sources)) and any(published_files(root, SUFFIXES["HTML"]))
 
     def url_path(self, rel: str, front_matter: dict) -> str:
         """Where a static server serves the file: `a/index.html` at `a/`."""

@@ -35,6 +35,7 @@ from ingest_scripts.layouts import (
     BuiltSite,
     Layout,
     LayoutName,
+    Sphinx,
     detect_layout,
     published_files,
 )
@@ -132,7 +133,8 @@ def plan_book(
         return add_pdfs(BookPlan([], [], 0, [], "pdf"), root.parent, [root], book)
     kind = "markdown or text" if text_files else "markdown"
     pdfs = pdf_files(root)
-    if pdfs and not any(published_files(root, SUFFIXES[kind] + SUFFIXES["HTML"])):
+    sources = SUFFIXES["markdown or reStructuredText" if Sphinx.found(root) else kind]
+    if pdfs and not any(published_files(root, sources + SUFFIXES["HTML"])):
         return add_pdfs(BookPlan([], [], 0, [], "pdf"), root, pdfs, book)
     layout = detect_layout(root, layout_name)
     if isinstance(layout, BuiltSite):

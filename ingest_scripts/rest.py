@@ -10,6 +10,7 @@ in the page's source. The page is then written as HTML and read as a built page 
 ids are docutils' ids.
 """
 
+import ast
 import posixpath
 import re
 from collections.abc import Mapping
@@ -24,12 +25,13 @@ from docutils.utils import Reporter
 from docutils.writers.html5_polyglot import HTMLTranslator, Writer
 
 from ingest_scripts.html_site import HtmlPage, chunk_html_page, read_page
+from ingest_scripts.layouts import REST_TITLE
 from ingest_scripts.markdown import ParsedPage, role_shown
 
-# A section title: its text, then a line of one punctuation character at least as long.
-_TITLE = re.compile(r"^(?P<title>\S[^\n]*)\n(?P<rule>[=\-~^\"'`#*+<>:._])(?P=rule){2,}[ \t]*$", re.MULTILINE)
+# Sphinx's file-wide metadata: a field list that opens the file (":orphan:", ":tocdepth: 2").
+_FILE_METADATA = re.compile(r"\A(?:[ \t]*:[\w-]+:[^\n]*\n)+")
 _LABEL = re.compile(r"^\.\. _(?P<label>[^:\n]+):[ \t]*\n(?:[ \t]*\n)*(?P<rest>(?:[^\n]*\n){2})", re.MULTILINE)
-_ROLE_NAME = re.compile(r"(?<![\w`\\]):(?P<name>[A-Za-z][\w.+-]*(?::[A-Za-z][\w.+-]*)?):`")
+_ROLE_NAME = re.compile(r"(?<![\w`\\]):(?P<name>[A-Za-z][\w.+-]*(?::[A-Za-z][\w.+-]*)*):`")
 _SETTINGS = {
     "report_level": Reporter.SEVERE_LEVEL + 1,  # what docutils cannot read is left out, silently
     "halt_level": Reporter.SEVERE_LEVEL + 1,
@@ -55,6 +57,9 @@ _VERSION_LEADS = {
 class _AnyOptions(dict[str, object]):
     """A directive's option spec that takes any option and keeps its value as written."""
 
+    def __bool__(self) -> bool:  # docutils reads options only when the spec is truthy
+        return True
+
     def __contains__(self, name: object) -> bool:
         return True
 
@@ -72,11 +77,32 @@ class _Prose(Directive):
     option_spec: ClassVar[dict[str, object]] = _AnyOptions()
 
     def run(self) -> list[nodes.Node]:
+        if self.name == "only" and not _in_html(self.arguments[0] if self.arguments else ""):
+            return []
         container = nodes.container()
-        if self.arguments and self.name == "seealso":  # `.. seealso:: other` names what to see
+        if self.arguments and self.name in ("seealso", "centered"):  # their argument is text
             container += nodes.paragraph(text=self.arguments[0])
         self.state.nested_parse(self.content, self.content_offset, container)
         return [container]
+
+
+def _in_html(expression: str) -> bool:
+    """Whether an `.. only::` expression holds in an HTML build: the tags `html`,
+    `format_html` and `builder_html` are set, any other is not ("html and not epub")."""
+    try:
+        tree = ast.parse(expression.strip() or "False", mode="eval")
+    except SyntaxError:
+        return False
+
+    def holds(node: ast.expr) -> bool:
+        if isinstance(node, ast.BoolOp):
+            values = [holds(value) for value in node.values]
+            return all(values) if isinstance(node.op, ast.And) else any(values)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return not holds(node.operand)
+        return isinstance(node, ast.Name) and node.id in ("html", "format_html", "builder_html")
+
+    return holds(tree.body)
 
 
 class _VersionChange(_Prose):
@@ -107,11 +133,11 @@ class Titles:
 
     def __init__(self, sources: Mapping[str, str]):
         """`sources`: every reST page's text, by its docname ("a/b" for a/b.rst)."""
-        self.pages = {doc: title["title"].strip() for doc, text in sources.items() if (title := _TITLE.search(text))}
+        self.pages = {doc: title["title"].strip() for doc, text in sources.items() if (title := REST_TITLE.search(text))}
         self.labels: dict[str, str] = {}
         for text in sources.values():
             for label in _LABEL.finditer(text):
-                if title := _TITLE.match(label["rest"]):
+                if title := REST_TITLE.match(label["rest"]):
                     self.labels[label["label"].strip().lower()] = title["title"].strip()
 
     def of(self, name: str, target: str, page: str) -> str | None:
@@ -156,6 +182,7 @@ class _Translator(HTMLTranslator):
 def read_rest(source: str, docname: str, titles: Titles | None = None) -> HtmlPage | None:
     """The page as its Sphinx build shows it, or None for a page with nothing to read (one
     that only holds a toctree). `titles` are the book's, for cross-references."""
+    source = _FILE_METADATA.sub("", source)  # Sphinx takes it out before the page is read
     _register_roles(source)
     token = _page.set((titles or Titles({}), docname))
     try:

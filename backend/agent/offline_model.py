@@ -213,8 +213,10 @@ class OfflineAnswerModel(Model):
         # several things is led by the window that best answers it whole (the search that read
         # all of it), and one that asks how topics relate (how X and Y connect) by its topics'
         # own windows: its whole-question best often comes from a third page that names both
-        # in passing. Each part then gets its own best window, preferring a lesson no other part
-        # has cited; what room is left goes to the question's best.
+        # in passing. Each part then gets its own best window, preferring a lesson not cited yet
+        # by the other parts or by a window on every part (the whole question's lead does not
+        # count: it was chosen for the whole, not for a part); what room is left goes to the
+        # question's best.
         every_part = [w for w in main_windows if parts and all(_mentions(w, t) for t in self.part_topics)]
         chosen = (every_part or ([] if self.relates else main_windows))[:1]
         lead = [] if every_part else list(chosen)

@@ -15,6 +15,7 @@ every embedding model:
 support is scored changes what a book's calibration measures: bump calibration.METHOD.
 """
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -348,7 +349,7 @@ class Retriever:
         # by it, however close its other words come (its related lessons are still suggested).
         if unmentioned := corpus.unmentioned(question):
             support = CANNOT_ANSWER
-        return Evidence(support, topical, _distinct(_past_the_readers_words(windows, sentences, own)), unmentioned)
+        return Evidence(support, topical, _distinct(_past_the_readers_words(windows, sentences, query.text)), unmentioned)
 
 
 def _acronym(name: str) -> bool:
@@ -374,17 +375,18 @@ def _with_section_neighbours(corpus: BookCorpus, hits: list[ScoredChunk]) -> lis
     return expanded
 
 
-def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], own: list[str]) -> list[Window]:
-    """The windows, each made only of the reader's own words (an error message pasted into the
-    question), or an example's lines holding one, replaced by the text that follows it in its
-    passage, with its scores: the line is the best evidence that the passage is about the
+def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], question: str) -> list[Window]:
+    """The windows, each made only of what the reader wrote (an error message pasted into the
+    question), or an example's lines holding such a line, replaced by the text that follows it
+    in its passage, with its scores: the line is the best evidence that the passage is about the
     question, but quoting it back tells the reader nothing, and what the book says next is what
-    it says of it (as for a selection)."""
-    asked = frozenset(own)
+    it says of it (as for a selection). A sentence that only uses the question's words ("A
+    publisher's default queue size is 10" for "Is it 10?") is an answer, not their text."""
+    asked = _words(question)
     position = {(s.chunk_id, s.index): i for i, s in enumerate(sentences)}
     told: list[Window] = []
     for window in windows:
-        said = [s.terms <= asked for s in window.sentences]
+        said = [_written_in(s, asked) for s in window.sentences]
         # Lines of an example holding a line the reader pasted show what they already have.
         if not (all(said) or (window.code and any(said))):
             told.append(window)
@@ -397,11 +399,21 @@ def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], ow
         following = [s for s in following if s.code == following[0].code]
         if following and following[-1].leads_in and len(following) > 1:
             following.pop()  # as a window never ends on a lead-in
-        if following and not all(s.terms <= asked for s in following):
+        if following and not all(_written_in(s, asked) for s in following):
             told.append(Window(window.chunk_id, following, window.lexical, window.semantic))
         elif not all(said):  # an example that ends its passage still shows more than they wrote
             told.append(window)
     return told
+
+
+def _words(text: str) -> str:
+    return " " + " ".join(re.findall(r"\w+", text.lower())) + " "
+
+
+def _written_in(sentence: Sentence, asked: str) -> bool:
+    """Whether the reader wrote the sentence, word for word, into their question."""
+    words = _words(sentence.text)
+    return len(words.split()) >= 2 and words in asked
 
 
 def _distinct(windows: list[Window]) -> list[Window]:

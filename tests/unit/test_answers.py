@@ -307,6 +307,10 @@ note: the driver stopped after 3 retries
 
 This happens when the servo's ID does not match the ID in the parameter file: give the
 servo its listed ID with the setup tool, or correct the file, and start the driver again.
+
+## Retries
+
+The driver retries a silent servo three times.
 """,
     "01-bus/02-wiring.md": """---
 title: Wiring
@@ -330,12 +334,15 @@ async def test_a_pasted_error_message_is_answered_by_what_the_book_says_of_it(tm
     library = Library(Settings(LECTERN_DATA_DIR=tmp_path / "data", LECTERN_BOOK="bus"))
     try:
         answer, _ = await ask(library.engine(), "I get error: servo 3 not responding on bus 1. Why?")
+        # A sentence made of the question's own words, not written by the reader, answers it.
+        confirmed, _ = await ask(library.engine(), "Does the driver retry a silent servo three times?")
     finally:
         library.close()
     assert answer.status == "found"
     assert answer.citations[0].source_path.endswith("01-errors.md")
     assert answer.text.startswith("This happens when the servo's ID does not match")
-    assert "`error: servo 3 not responding on bus 1`" not in answer.text and "retries" not in answer.text
+    assert "`error: servo 3 not responding on bus 1`" not in answer.text and "after 3 retries" not in answer.text
+    assert confirmed.text.startswith("The driver retries a silent servo three times.")
 
 
 async def test_a_book_without_overview_pages_is_outlined_by_its_modules_in_reading_order(

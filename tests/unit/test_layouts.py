@@ -12,6 +12,7 @@ import pytest
 
 from ingest_scripts.layouts import LayoutError, MdBook, MkDocs, Sphinx, detect_layout
 from ingest_scripts.pipeline import BookPlan, plan_book
+from ingest_scripts.rest import read_rest
 from tests.support.books import write_book
 
 PROSE = (
@@ -344,6 +345,52 @@ def test_a_sphinx_rest_project_reads_as_its_real_build(tmp_path: Path) -> None:
     assert "Added in version 2.1: Calibration remembers its offset." in install
     api = next(c.text for c in plan.chunks if c.source_path == "api.rst")
     assert "The `Gauge` class." in api and "autofunction" not in api and "gauges.read" not in api
+
+
+def test_rest_pages_read_as_sphinx_shows_them_whatever_their_metadata_options_and_builders() -> None:
+    page = read_rest(""":orphan:
+:tocdepth: 2
+
+Gauges
+======
+
+Gauges measure the pressure in pipes.
+
+.. seealso:: The reading guide
+   :class: tip
+
+.. versionchanged:: 2.0
+   :no-index:
+
+   The dial is bigger.
+
+.. only:: latex
+
+   Printed books only.
+
+.. only:: html and not epub
+
+   Web pages only.
+
+.. centered:: THE END
+
+See :external+python:py:func:`print`.
+""", "gauges")
+    assert page is not None and page.title == "Gauges"
+    assert [b.text for b in page.blocks if b.kind == "text"] == [
+        "Gauges measure the pressure in pipes.", "The reading guide", "Changed in version 2.0.",
+        "The dial is bigger.", "Web pages only.", "THE END", "See `print`.",
+    ]
+
+
+def test_a_rest_project_with_a_pdf_or_an_html_file_is_still_a_sphinx_project(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "p", {
+        "conf.py": 'project = "P"\n', "index.rst": f"Home\n====\n\n{PROSE}\n",
+        "extra/verify123.html": "<html><body><main><p>site verification page here</p></main></body></html>",
+    })
+    (root / "manual.pdf").write_bytes(b"%PDF-1.4 not really")
+    plan = plan_book(root, "p")
+    assert plan.layout == "sphinx" and [p.source_path for p in plan.pages] == ["index.rst"]
 
 
 def test_a_sphinx_conf_py_is_read_not_run(tmp_path: Path) -> None:
