@@ -400,6 +400,17 @@ def test_pages_are_read_in_the_order_their_next_links_chain_them(tmp_path: Path)
     plan = plan_book(site, "b")
     assert [p.title for p in plan.pages] == ["Welcome", "Zebras", "Apes", "Lost"]
     assert plan.skipped_files == ["part2/index.html"]
+    # A last page that leads back to the first makes a loop: it is read from the home page.
+    (site / "apes.html").write_text(chapter("Apes", "index.html"), encoding="utf-8")
+    assert [p.title for p in plan_book(site, "b").pages] == ["Welcome", "Zebras", "Apes", "Lost"]
+
+
+def test_only_a_sectioning_division_lends_its_id_to_the_heading_it_opens() -> None:
+    html = page(f'<div id="layout-wrapper"><h2>Setup</h2><p>Plug it in. {PROSE}</p>'
+                f'<div class="section" id="Wiring"><h3>Wiring</h3><p>Red to red. {PROSE}</p></div></div>')
+    result = read_page(html)
+    assert result is not None
+    assert [(b.text, b.anchor) for b in result.blocks if b.kind == "heading"] == [("Setup", ""), ("Wiring", "Wiring")]
 
 
 def test_a_texinfo_manual_is_read_without_its_navigation_and_with_its_node_anchors() -> None:
