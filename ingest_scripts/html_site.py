@@ -26,6 +26,7 @@ from ingest_scripts.markdown import (
     chunks_of,
     drop_unanswered_questions,
     group_sections,
+    humanize,
     page_kind,
     placed,
 )
@@ -198,7 +199,7 @@ def chunk_html_page(
         book=book,
         lesson_id=lesson_id,
         source_path=source_path,
-        title=page.title,
+        title=page.title or humanize(source_path),  # a page that names itself nowhere
         module=module,
         url=url,
         kind=page_kind(name, page.tags),
@@ -406,9 +407,11 @@ def _prose_words(content: LexborNode) -> int:
 
 def _title(tree: LexborHTMLParser, content: LexborNode) -> str:
     """The content's `<h1>`, else the `<title>` without the site's name ("Install | My Site",
-    "Install — My Site", "Install - My Site" → "Install")."""
+    "Install — My Site", "Install - My Site" → "Install"), else its first heading."""
     if h1 := content.css_first("h1"):
         return _squash(h1.text())
+    if tree.css_first("title") is None and (heading := content.css_first(", ".join(_HEADINGS))):
+        return _squash(heading.text())
     title = _squash(head.text()) if (head := tree.css_first("title")) else ""
     for separator in _SITE_NAME_SEPARATORS:
         page, found, _ = title.rpartition(separator)

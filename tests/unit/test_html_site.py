@@ -405,6 +405,14 @@ def test_pages_are_read_in_the_order_their_next_links_chain_them(tmp_path: Path)
     assert [p.title for p in plan_book(site, "b").pages] == ["Welcome", "Zebras", "Apes", "Lost"]
 
 
+def test_a_page_that_names_itself_nowhere_is_named_by_its_first_heading_else_its_file(tmp_path: Path) -> None:
+    site = write_book(tmp_path / "site", {
+        "reader.html": f"<html><body><h2>Parsing documents</h2><p>Call parse. {PROSE}</p></body></html>",
+        "char_reader.html": f"<html><body><p>Reads characters one by one. {PROSE}</p></body></html>",
+    })
+    assert sorted(p.title for p in plan_book(site, "b").pages) == ["Char reader", "Parsing documents"]
+
+
 def test_only_a_sectioning_division_lends_its_id_to_the_heading_it_opens() -> None:
     html = page(f'<div id="layout-wrapper"><h2>Setup</h2><p>Plug it in. {PROSE}</p>'
                 f'<div class="section" id="Wiring"><h3>Wiring</h3><p>Red to red. {PROSE}</p></div></div>')
