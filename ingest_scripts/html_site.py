@@ -96,7 +96,11 @@ class HtmlPage:
 def read_page(html: str) -> HtmlPage | None:
     """The page's own content, or None for a page that is not content (one that asks not to be
     indexed, a "not found" page, a listing of other pages, one with almost no prose)."""
-    tree = LexborHTMLParser(html)
+    return read_tree(LexborHTMLParser(html))
+
+
+def read_tree(tree: LexborHTMLParser) -> HtmlPage | None:
+    """read_page of a parsed page (which it takes apart: read what else it holds first)."""
     if tree.css_first("meta[name=robots][content*=noindex]"):
         return None
     content = _main_content(tree)
@@ -119,9 +123,9 @@ def read_page(html: str) -> HtmlPage | None:
     )
 
 
-def next_page(html: str, rel: str) -> str:
+def next_page(tree: LexborHTMLParser, rel: str) -> str:
     """The page (path) that page `rel`'s rel=next link leads to; "" when it has none."""
-    link = LexborHTMLParser(html).css_first("link[rel~=next][href], a[rel~=next][href]")
+    link = tree.css_first("link[rel~=next][href], a[rel~=next][href]")
     return _linked(rel, link.attributes.get("href") or "") if link else ""
 
 
@@ -410,9 +414,10 @@ def _title(tree: LexborHTMLParser, content: LexborNode) -> str:
     "Install — My Site", "Install - My Site" → "Install"), else its first heading."""
     if h1 := content.css_first("h1"):
         return _squash(h1.text())
-    if tree.css_first("title") is None and (heading := content.css_first(", ".join(_HEADINGS))):
-        return _squash(heading.text())
-    title = _squash(head.text()) if (head := tree.css_first("title")) else ""
+    if (head := tree.css_first("title")) is None:
+        heading = content.css_first(", ".join(_HEADINGS))
+        return _squash(heading.text()) if heading else ""
+    title = _squash(head.text())
     for separator in _SITE_NAME_SEPARATORS:
         page, found, _ = title.rpartition(separator)
         if found and page.strip():

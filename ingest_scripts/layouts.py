@@ -322,8 +322,7 @@ class Sphinx(Layout):
     def _resolve(self, entry: str, folder: PurePosixPath, glob: bool) -> list[str]:
         """The docnames a toctree entry names: relative to its page or `/` from the docs root,
         glob patterns (with `:glob:`) matched in name order as Sphinx matches them."""
-        target = entry[1:] if entry.startswith("/") else posixpath.normpath((folder / entry).as_posix())
-        target = _docname(target)
+        target = _docname(doc_target(entry, folder.as_posix()))
         if glob and any(ch in target for ch in "*?["):
             pattern = _sphinx_pattern(target)
             return sorted(doc for doc in self._docnames if pattern.fullmatch(doc))
@@ -337,6 +336,12 @@ class Sphinx(Layout):
 
     def slugger(self) -> HeadingSlugger:
         return _DocutilsIds()
+
+
+def doc_target(reference: str, folder: str) -> str:
+    """The document a toctree entry or a `:doc:` role names from a page in `folder`: relative
+    to it, or from the docs root when it starts with `/`."""
+    return reference[1:] if reference.startswith("/") else posixpath.normpath(posixpath.join(folder, reference))
 
 
 def _docname(rel: str) -> str:

@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 import numpy as np
 from pydantic import BaseModel
+from selectolax.lexbor import LexborHTMLParser
 
 from backend.retrieval import lexical
 from backend.retrieval.calibration import Calibration
@@ -26,7 +27,7 @@ from ingest_scripts.html_site import (
     next_page,
     placements,
     published_url,
-    read_page,
+    read_tree,
     reading_order,
     sitemap_urls,
 )
@@ -149,9 +150,9 @@ def plan_markdown(
 ) -> BookPlan:
     files, left_out = layout.pages(discover(root, kind))
     titles = folder_titles(root, files)
+    rest_sources = {path: _read(path, path.relative_to(root).as_posix()) for path in files if path.suffix == ".rst"}
     rest_titles = Titles({
-        path.relative_to(layout.docs).with_suffix("").as_posix(): _read(path, path.name)
-        for path in files if path.suffix == ".rst"
+        path.relative_to(layout.docs).with_suffix("").as_posix(): source for path, source in rest_sources.items()
     })
     pages: list[Page] = []
     chunks: list[Chunk] = []
@@ -160,7 +161,7 @@ def plan_markdown(
     for path in files:
         rel = path.relative_to(root).as_posix()
         on_site = path.relative_to(layout.docs).as_posix()
-        source = _read(path, rel)
+        source = rest_sources[path] if path in rest_sources else _read(path, rel)
         front_matter, body_start = split_front_matter(source, rel)
         if front_matter.get("draft") is True or front_matter.get("unlisted") is True:
             skipped.append(rel)
@@ -244,9 +245,9 @@ def plan_site(root: Path, book: str, base_url: str, layout: BuiltSite) -> BookPl
     following: dict[str, str] = {}
     for path in discover(root, "HTML"):
         rel = path.relative_to(root).as_posix()
-        html = _read(path, rel)
-        following[rel] = next_page(html, rel)
-        page = read_page(html)
+        tree = LexborHTMLParser(_read(path, rel))
+        following[rel] = next_page(tree, rel)  # before read_tree takes its navigation out
+        page = read_tree(tree)
         # A copy of a page already read, or a stub that only its heading tells from others
         # ("The 2018 edition of the book is no longer distributed …" under each chapter's title).
         text = tuple(block.text for block in page.blocks if block.kind != "heading") if page else ()

@@ -25,7 +25,7 @@ from docutils.utils import Reporter
 from docutils.writers.html5_polyglot import HTMLTranslator, Writer
 
 from ingest_scripts.html_site import HtmlPage, chunk_html_page, read_page
-from ingest_scripts.layouts import REST_TITLE
+from ingest_scripts.layouts import REST_TITLE, doc_target
 from ingest_scripts.markdown import ParsedPage, role_shown
 
 # Sphinx's file-wide metadata: a field list that opens the file (":orphan:", ":tocdepth: 2").
@@ -141,10 +141,10 @@ class Titles:
                     self.labels[label["label"].strip().lower()] = title["title"].strip()
 
     def of(self, name: str, target: str, page: str) -> str | None:
-        if name.rsplit(":", 1)[-1] == "doc":
-            doc = target[1:] if target.startswith("/") else posixpath.normpath(posixpath.join(posixpath.dirname(page), target))
-            return self.pages.get(doc)
-        if name.rsplit(":", 1)[-1] in ("ref", "any"):
+        role = name.rsplit(":", 1)[-1]
+        if role == "doc":
+            return self.pages.get(doc_target(target, posixpath.dirname(page)))
+        if role in ("ref", "any"):
             return self.labels.get(target.lower())
         return None
 

@@ -383,7 +383,6 @@ def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], qu
     it says of it (as for a selection). A sentence that only uses the question's words ("A
     publisher's default queue size is 10" for "Is it 10?") is an answer, not their text."""
     asked = _words(question)
-    position = {(s.chunk_id, s.index): i for i, s in enumerate(sentences)}
     told: list[Window] = []
     for window in windows:
         said = [_written_in(s, asked) for s in window.sentences]
@@ -391,7 +390,7 @@ def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], qu
         if not (all(said) or (window.code and any(said))):
             told.append(window)
             continue
-        after = position[(window.chunk_id, window.sentences[-1].index)] + 1
+        after = sentences.index(window.sentences[-1]) + 1
         while window.code and after < len(sentences) and sentences[after].code \
                 and sentences[after].chunk_id == window.chunk_id:
             after += 1  # the rest of the example's lines
