@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from backend.retrieval import lexical
 from backend.retrieval.query import Query
+from backend.retrieval.sentences import QUESTION_WORD, scene_and_question
 
 
 class Turn(BaseModel):
@@ -54,20 +55,14 @@ class Question(BaseModel):
 
 HISTORY_EXCHANGES = 5
 MAX_PARTS = 3
-_QUESTION_WORD = (
-    r"(?:what|how|which|why|when|where|who|whom|whose|is|are|was|were|does|do|did|can|could|"
-    r"should|would|will|has|have)"
-)
 # Where one question ends and another begins: "…, and what …", "…, and in X, how …", "…; …",
 # "…? How …". A leading "In X, what …" is context for the question, not a question of its own.
 _CLAUSES = re.compile(
     rf"\s*(?:[;?]\s*(?:and\s+|but\s+)?|"
     rf",?\s+(?:and|but)\s+"
-    rf"(?=(?:[^,?]*,\s*)?(?:(?:at|in|on|for|with|by|from|to)\s+)?{_QUESTION_WORD}\b))",
+    rf"(?=(?:[^,?]*,\s*)?(?:(?:at|in|on|for|with|by|from|to)\s+)?{QUESTION_WORD}\b))",
     re.IGNORECASE,
 )
-# "The driver remaps imu. What type is sent?": statements that set the scene for the question.
-_STATEMENT_END = re.compile(rf"(?<=\.)\s+(?={_QUESTION_WORD}\b)", re.IGNORECASE)
 # How two topics relate is the question, not a topic: dropped from each topic's own search.
 _RELATION = re.compile(
     r"\b(?:how (?:do|does|are|is) (?:they|these|those|the two)\b.*|work(?:s|ing)? together|"
@@ -134,7 +129,7 @@ def question_parts(question: str) -> list[str]:
     ("How do X and Y work together?") or its clauses ("What is X, and how does it Y?"); [] when
     it asks one thing. A clause needs two words of its own to be searched alone (a topic, one:
     "LiDAR"); shorter ones are left to the whole question."""
-    *statements, asked = _STATEMENT_END.split(question)
+    statements, asked = scene_and_question(question)
     parts = [s.strip(" .") for s in statements if len(set(lexical.terms(s, compounds=False))) >= 2]
     relates = relates_topics(question)
     for clause in filter(None, _CLAUSES.split(asked)):
@@ -150,7 +145,7 @@ def question_parts(question: str) -> list[str]:
 def relates_topics(question: str) -> bool:
     """Whether what the question asks is how topics relate ("How do X and Y work together?",
     "…, and how do they connect?"), rather than several things in turn."""
-    return bool(_RELATION.search(_STATEMENT_END.split(question)[-1]))
+    return bool(_RELATION.search(scene_and_question(question)[1]))
 
 
 def part_queries(question: str, history: list[Turn]) -> dict[str, Query]:

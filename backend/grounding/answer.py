@@ -12,6 +12,7 @@ from backend.retrieval import lexical
 from backend.retrieval.index import ScoredChunk
 from backend.retrieval.models import Page
 from backend.retrieval.search import BookCorpus
+from backend.retrieval.sentences import scene_and_question
 
 PART_COVERED = 0.5  # an answer using this share of a part's (IDF-weighted) words addresses it
 MAX_SUGGESTIONS = 3
@@ -46,11 +47,10 @@ def ground(stream: CitationStream, raw_text: str, state: RunState) -> Answer:
     if assessment.status == "not_found":
         related = state.evidence.topical > calibration.off_topic_similarity
         suggestions = suggest(state) if related else []
-        if unmentioned := state.evidence.unmentioned:
-            lead = messages.NEVER_MENTIONED_SUGGESTIONS if suggestions else messages.NEVER_MENTIONED
-            return not_found(lead.format(names=" or ".join(unmentioned)), suggestions)
         if not suggestions:  # no nearer to the book than everyday questions: say what it covers
             return not_found(messages.OUT_OF_SCOPE, topics(state.retriever.corpus.pages))
+        if unmentioned := state.evidence.unmentioned:
+            return not_found(messages.NEVER_MENTIONED.format(names=" or ".join(unmentioned)), suggestions)
         return not_found(messages.NOT_FOUND, suggestions, assessment.status)
     text = stream.text.strip()
     if assessment.status == "partial":
@@ -66,13 +66,15 @@ def ground(stream: CitationStream, raw_text: str, state: RunState) -> Answer:
 
 def _answers_every_part(state: RunState, answer: str) -> bool:
     """False when the run searched for a part of the question ("…, and what is X?"), the book
-    had too little on it, and the answer does not use that part's words either."""
+    had too little on it, and the answer does not use that part's words either. A statement
+    that sets the scene ("Our robot runs Kubernetes.") asks nothing, so needs no answer."""
     question = state.question
     idf = state.retriever.corpus.idf
     answerable = state.retriever.calibration.answerable
     said = frozenset(lexical.terms(answer, compounds=False))
+    scene = {statement.strip(" .") for statement in scene_and_question(question.text)[0]}
     for part, query in part_queries(question.text, question.history).items():
-        if state.searched.get(query, answerable) >= answerable:
+        if part in scene or state.searched.get(query, answerable) >= answerable:
             continue
         if lexical.weighted_share(lexical.terms(part, compounds=False), said, idf) < PART_COVERED:
             return False

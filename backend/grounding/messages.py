@@ -9,8 +9,9 @@ NOT_FOUND = (
 )
 NOT_FOUND_NO_SUGGESTIONS = "I couldn't find this in the book, so I won't guess."
 # For a question about names the book never uses: "The book never mentions MPPI, so …".
-NEVER_MENTIONED = "The book never mentions {names}, so I won't guess."
-NEVER_MENTIONED_SUGGESTIONS = NEVER_MENTIONED + " These lessons are the closest to your question:"
+NEVER_MENTIONED = (
+    "The book never mentions {names}, so I won't guess. These lessons are the closest to your question:"
+)
 OUT_OF_SCOPE = (
     "That question is outside the scope of this book. I can help with questions about "
     "these topics:"

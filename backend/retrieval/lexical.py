@@ -26,25 +26,19 @@ _GREEK = {
 }
 _local = threading.local()  # Snowball stemmers keep state between calls: one per thread
 STOPWORDS = frozenset(
-    """a an and are as at be been but by can could do does did for from had has have how i if in
-    into is it its it's me my of on or our so than that the their them then there these they this
-    those to up was we were what when where which while who whom why will with would you your
-    about also just should may might must not no yes any all each some such very more most
-    other only own same too s t don
-    tell explain describe show know please mean thing things something anything stuff
-    really actually basically probably maybe even still already anyway ever here now
-    again kind sort lot lots pretty quite gonna wanna gotta kinda sorta hey hi hello thanks
-    thank ok okay im ive id whats hows whys wheres dont doesnt didnt cant wont isnt arent
-    i'm i've i'd i'll you're we're they're let's lets what's that's there's here's how's
-    who's where's don't doesn't didn't can't won't isn't aren't get gets got getting go goes
-    going need needs want wants acronym acronyms abbreviation abbreviations abbreviated
-    lol lmao btw pls plz u ur idk tbh imo hmm um uh""".split()
+    ["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "can", "could", "do", "does", "did", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "it's", "me", "my", "of", "on", "or", "our", "so", "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to", "up", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "about", "also", "just", "should", "may", "might", "must", "not", "no", "yes", "any", "all", "each", "some", "such", "very", "more", "most", "other", "only", "own", "same", "too", "s", "t", "don", "tell", "explain", "describe", "show", "know", "please", "mean", "thing", "things", "something", "anything", "stuff", "really", "actually", "basically", "probably", "maybe", "even", "still", "already", "anyway", "ever", "here", "now", "again", "kind", "sort", "lot", "lots", "pretty", "quite", "gonna", "wanna", "gotta", "kinda", "sorta", "hey", "hi", "hello", "thanks", "thank", "ok", "okay", "im", "ive", "id", "whats", "hows", "whys", "wheres", "dont", "doesnt", "didnt", "cant", "wont", "isnt", "arent", "i'm", "i've", "i'd", "i'll", "you're", "we're", "they're", "let's", "lets", "what's", "that's", "there's", "here's", "how's", "who's", "where's", "don't", "doesn't", "didn't", "can't", "won't", "isn't", "aren't", "get", "gets", "got", "getting", "go", "goes", "going", "need", "needs", "want", "wants", "acronym", "acronyms", "abbreviation", "abbreviations", "abbreviated", "lol", "lmao", "btw", "pls", "plz", "u", "ur", "idk", "tbh", "imo", "hmm", "um", "uh"]
 )
 # "What does IMU stand for?": the phrase asks for an expansion; "stand" is not its topic.
 _STANDS_FOR = re.compile(r"\bstand(?:s|ing)? for\b")
 # Names a reader asks about: acronyms (MPPI, ROS2), CamelCase (PostgreSQL) and identifiers
 # (robot_localization). Unlike everyday words, they have no paraphrase.
 _NAME = re.compile(r"\b(?:[A-Za-z]*[A-Z][A-Za-z]*[A-Z0-9][A-Za-z0-9]*|[a-z]+_[a-z0-9_]+)\b")
+# A proper noun (Jotai, Alembic, Kubernetes) has the same shape in English: a capitalised word
+# where a sentence does not begin. Not in code spans (`--name Bob` is an example value), nor in
+# a question whose words are mostly capitalised (a title says nothing of names).
+_PROPER_NOUN = re.compile(r"(?<=[^\s.?!:;\"'(\[] )[A-Z][a-z]+(?:[.-][A-Za-z]+)*\b")
+_CODE_SPAN = re.compile(r"`[^`]*`")
+_CAPITALISED = re.compile(r"\b[A-Z]")
 _CAMEL_HUMP = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # "VLAs", "GPUs", "IDs": an acronym's plural is the acronym (Snowball leaves such short words be).
 _ACRONYM_PLURAL = re.compile(r"\b([A-Z][A-Z0-9]*[A-Z0-9])s\b")
@@ -68,6 +62,9 @@ def names(text: str) -> dict[str, list[str]]:
     """The names in a text, each with its terms (a CamelCase name split at its humps: IsaacSim
     has the terms of "Isaac Sim"); names made of stop words only ("OK") are left out."""
     found = {name: terms(_CAMEL_HUMP.sub(" ", name), compounds=False) for name in _NAME.findall(text)}
+    prose = _CODE_SPAN.sub(" ", text)
+    if len(_CAPITALISED.findall(prose)) * 2 <= len(prose.split()):
+        found |= {name: terms(name, compounds=False) for name in _PROPER_NOUN.findall(prose)}
     return {name: name_terms for name, name_terms in found.items() if name_terms}
 
 

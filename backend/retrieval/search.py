@@ -39,6 +39,7 @@ from backend.retrieval.sentences import (
     initialisms,
     initials,
     rank_windows,
+    scene_and_question,
     split_sentences,
 )
 
@@ -347,7 +348,9 @@ class Retriever:
         support = max(w.evidence(question) for w in windows)
         # A question about a name the book never uses ("What MPPI parameters …?") is not answered
         # by it, however close its other words come (its related lessons are still suggested).
-        if unmentioned := corpus.unmentioned(question):
+        # A name in a statement that sets the scene ("Our docstrings carry Sphinx fields. How
+        # do I …?") is the reader's setting, not what they ask about.
+        if unmentioned := corpus.unmentioned(Query(scene_and_question(query.text)[1], query.context).whole):
             support = CANNOT_ANSWER
         return Evidence(support, topical, _distinct(_past_the_readers_words(windows, sentences, query.text)), unmentioned)
 

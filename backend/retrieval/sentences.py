@@ -21,6 +21,13 @@ _HEADING = re.compile(r"^#{1,6}\s+")
 _CHOICE = re.compile(r"^\s*\(?[A-Ha-h]\)\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(*`])")
 _MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|^>\s*")
+# The words questions open with.
+QUESTION_WORD = (
+    r"(?:what|how|which|why|when|where|who|whom|whose|is|are|was|were|does|do|did|can|could|"
+    r"should|would|will|has|have)"
+)
+# "The driver remaps imu. What type is sent?": statements that set the scene for the question.
+_STATEMENT_END = re.compile(rf"(?<=\.)\s+(?={QUESTION_WORD}\b)", re.IGNORECASE)
 WINDOW = 2  # a claim and its explanation often span two sentences
 ANSWER_TYPE_BONUS = 0.15
 AMOUNT_MISSING = 0.05  # less evidence for "how many" in a window without a number
@@ -42,6 +49,13 @@ _ASKS_QUANTITY = re.compile(
     r"\b(frequency|rate|speed|range|size|accuracy|resolution|latency|distance|weight|duration|"
     r"percentage|temperature|version|price|cost|year)\b",
     re.IGNORECASE,
+)
+# "How do I install it?" asks for a way of doing something. A window that neither speaks to the
+# reader (you, we, let's), nor names a way (to …, by …, using …), nor says what can or must be
+# done (a modal), nor shows code states a fact or a requirement ("ROS2 Humble installed"), not how.
+_ASKS_WAY = re.compile(r"\bhow (?:do|can|could|should|would|might) (?:i|we|you|one)\b|\bhow to\b", re.IGNORECASE)
+_GIVES_WAY = re.compile(
+    r"`|\b(?:you|your|we|our|us|let's|can|could|should|must|need|needs|to|by|using)\b", re.IGNORECASE
 )
 _AMOUNT = re.compile(
     r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
@@ -159,12 +173,18 @@ class Window:
     def gives_amount(self) -> bool:
         return _AMOUNT.search(self.text) is not None
 
+    @property
+    def gives_way(self) -> bool:
+        return self.code or _GIVES_WAY.search(self.text) is not None
+
     def evidence(self, question: str) -> float:
         """Support as evidence that the book answers the question: a window without any number
         is weaker evidence for a question that asks for an amount, and one without a value of
         the asked kind (a price, a date, a figure in the asked unit) cannot answer it."""
         kind = _kind_of_value(question)
         if kind is not None and kind.search(self.text) is None:
+            return CANNOT_ANSWER
+        if _ASKS_WAY.search(question) and not self.gives_way:
             return CANNOT_ANSWER
         if _ASKS_QUANTITY.search(question) and not self.gives_amount:
             return self.support - AMOUNT_MISSING
@@ -184,7 +204,15 @@ class Window:
             spelled_out(acronym, self.text) for acronym in _ACRONYM.findall(question)
         ):
             fit += ANSWER_TYPE_BONUS
+        if _ASKS_WAY.search(question) and not self.gives_way:
+            fit -= ANSWER_TYPE_BONUS
         return fit
+
+
+def scene_and_question(text: str) -> tuple[list[str], str]:
+    """The statements that set the scene ("Our docstrings carry Sphinx fields."), then what is asked."""
+    *statements, asked = _STATEMENT_END.split(text)
+    return statements, asked
 
 
 def asks_definition(question: str) -> bool:

@@ -6,6 +6,8 @@ import pytest
 from backend.config import Settings
 from backend.engine import Library
 from backend.question import Turn
+from backend.retrieval import lexical
+from backend.retrieval.query import Query
 from tests.support.answers import ask
 from tests.support.books import ingest_into, write_book
 
@@ -376,3 +378,69 @@ async def test_a_book_without_overview_pages_is_outlined_by_its_modules_in_readi
         ]
     finally:
         library.close()
+
+
+def test_a_proper_noun_is_a_name_but_not_an_example_value_or_a_scene_setting(motors: Library) -> None:
+    """A capitalised word where no sentence begins (Kubernetes) is a name, as an acronym is; not
+    a value in a code span, and not a name in a statement that sets the scene."""
+    corpus = motors.engine().retriever.corpus
+    assert corpus.unmentioned("Can the servo bus run under Kubernetes?") == ["Kubernetes"]
+    assert corpus.unmentioned("Servo Motors: Do They Hold Position Under Load?") == []  # a title
+    assert lexical.names("Does `--name Bob` set the servo name?") == {}
+    search = motors.engine().retriever.search
+    assert search(Query("What baud rate does the servo bus use under Kubernetes?")).evidence.unmentioned
+    assert not search(Query("Our robot runs Kubernetes. What baud rate does the servo bus use?")).evidence.unmentioned
+
+
+async def test_a_name_in_the_scene_a_reader_sets_does_not_decline_the_question(motors: Library) -> None:
+    engine = motors.engine()
+    answer, _ = await ask(engine, "Our robot also runs Kubernetes. What baud rate does the servo bus use?")
+    assert answer.status == "found" and "1000000" in answer.text
+    answer, _ = await ask(engine, "What baud rate does the servo bus use under Kubernetes?")
+    assert answer.text.startswith("The book never mentions Kubernetes, so I won't guess.")
+    # A question no nearer to the book than everyday ones gets its scope, whatever names it holds.
+    answer, _ = await ask(engine, "Who won the World Cup in Qatar?")
+    assert answer.text.startswith("That question is outside the scope of this book.")
+
+
+SETUP_BOOK = {
+    "01-arm/01-setup.md": """---
+title: Before You Start
+---
+# Before You Start
+
+## Requirements
+
+- Ubuntu 22.04 (native or WSL2 on Windows)
+- The arm driver installed
+- A USB cable for the controller board
+""",
+    "01-arm/02-calibration.md": """---
+title: Calibration
+---
+# Calibration
+
+## Zeroing the Joints
+
+To calibrate the arm, you move each joint to its mechanical stop and press the zero button.
+The controller then stores the offsets in its memory.
+""",
+}
+
+
+async def test_a_how_to_is_answered_by_a_way_not_by_a_requirement(tmp_path) -> None:
+    """"How do I install the driver on Windows?" asks for a way; a book that only lists the
+    driver installed among its requirements does not give one, and says so."""
+    book = write_book(tmp_path / "docs", SETUP_BOOK)
+    ingest_into(tmp_path / "data", book, "arm")
+    library = Library(Settings(LECTERN_DATA_DIR=tmp_path / "data", LECTERN_BOOK="arm"))
+    try:
+        install, _ = await ask(library.engine(), "How do I install the arm driver on Windows?")
+        calibrate, _ = await ask(library.engine(), "How do I calibrate the arm?")
+        needed, _ = await ask(library.engine(), "Does the arm driver need to be installed first?")
+    finally:
+        library.close()
+    assert install.status == "not_found" and install.citations == []
+    assert [s.lesson for s in install.suggestions][:1] == ["Before You Start"]
+    assert calibrate.status == "found" and calibrate.text.startswith("To calibrate the arm, you move")
+    assert needed.status == "found"  # not a how-to: the requirement answers it
