@@ -3,6 +3,8 @@ template folder; each user gets its own copy (embedded Qdrant allows one client 
 
 import hashlib
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ from qdrant_client import QdrantClient
 
 from backend.app import create_app
 from backend.config import Settings
+from backend.engine import Library
 from backend.retrieval.embeddings import Embedder, make_embedder
 from backend.retrieval.index import BookIndex
 from ingest_scripts.manifest import Manifest
@@ -104,3 +107,14 @@ def write_book(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+@contextmanager
+def library_of(tmp_path: Path, files: dict[str, str], book: str) -> Iterator[Library]:
+    """A book written from {relative path: text} and ingested, as its Library (closed after)."""
+    ingest_into(tmp_path / "data", write_book(tmp_path / book, files), book)
+    library = Library(Settings(LECTERN_DATA_DIR=tmp_path / "data", LECTERN_BOOK=book))
+    try:
+        yield library
+    finally:
+        library.close()

@@ -9,7 +9,7 @@ from backend.question import Turn
 from backend.retrieval import lexical
 from backend.retrieval.query import Query
 from tests.support.answers import ask
-from tests.support.books import ingest_into, write_book
+from tests.support.books import ingest_into, library_of, write_book
 
 INJECTION_BOOK = {
     "01-motors/_category_.json": '{"label": "Motors"}',
@@ -331,15 +331,10 @@ async def test_a_pasted_error_message_is_answered_by_what_the_book_says_of_it(tm
     """The error line the reader pasted is the best evidence that its page answers, but it is
     their own words, and the output it is a line of shows nothing more: the answer quotes what
     the book says about it."""
-    book = write_book(tmp_path / "docs", ERROR_BOOK)
-    ingest_into(tmp_path / "data", book, "bus")
-    library = Library(Settings(LECTERN_DATA_DIR=tmp_path / "data", LECTERN_BOOK="bus"))
-    try:
+    with library_of(tmp_path, ERROR_BOOK, "bus") as library:
         answer, _ = await ask(library.engine(), "I get error: servo 3 not responding on bus 1. Why?")
         # A sentence made of the question's own words, not written by the reader, answers it.
         confirmed, _ = await ask(library.engine(), "Does the driver retry a silent servo three times?")
-    finally:
-        library.close()
     assert answer.status == "found"
     assert answer.citations[0].source_path.endswith("01-errors.md")
     assert answer.text.startswith("This happens when the servo's ID does not match")
@@ -355,15 +350,13 @@ async def test_a_book_without_overview_pages_is_outlined_by_its_modules_in_readi
     prose = "It is written out at some length so that the section makes a passage of its own."
     nav = ("site_name: Garden\nnav:\n  - Soil:\n    - soil/testing.md\n    - soil/compost.md\n"
            "  - Watering:\n    - water/drip.md\n")
-    book = write_book(tmp_path / "garden", {
+    garden = {
         "mkdocs.yml": nav,
         "docs/soil/testing.md": f"# Testing Soil\n\nA pH meter reads the soil's acidity. {prose}\n",
         "docs/soil/compost.md": f"# Compost\n\nCompost feeds the soil with humus. {prose}\n",
         "docs/water/drip.md": f"# Drip Lines\n\nDrip lines water the roots slowly. {prose}\n",
-    })
-    ingest_into(tmp_path / "data", book, "garden")
-    library = Library(Settings(LECTERN_DATA_DIR=tmp_path / "data", LECTERN_BOOK="garden"))
-    try:
+    }
+    with library_of(tmp_path, garden, "garden") as library:
         answer, _ = await ask(library.engine(), "What does this book cover?")
         assert answer.text.splitlines() == [
             "This book is organised in these modules and lessons:",
@@ -376,8 +369,6 @@ async def test_a_book_without_overview_pages_is_outlined_by_its_modules_in_readi
         assert [(s.lesson, s.url.rsplit("/", 2)[-2]) for s in answer.suggestions] == [
             ("Soil", "testing"), ("Watering", "drip"),
         ]
-    finally:
-        library.close()
 
 
 def test_a_proper_noun_is_a_name_but_not_an_example_value_or_a_scene_setting(motors: Library) -> None:
@@ -431,15 +422,10 @@ The controller then stores the offsets in its memory.
 async def test_a_how_to_is_answered_by_a_way_not_by_a_requirement(tmp_path) -> None:
     """"How do I install the driver on Windows?" asks for a way; a book that only lists the
     driver installed among its requirements does not give one, and says so."""
-    book = write_book(tmp_path / "docs", SETUP_BOOK)
-    ingest_into(tmp_path / "data", book, "arm")
-    library = Library(Settings(LECTERN_DATA_DIR=tmp_path / "data", LECTERN_BOOK="arm"))
-    try:
+    with library_of(tmp_path, SETUP_BOOK, "arm") as library:
         install, _ = await ask(library.engine(), "How do I install the arm driver on Windows?")
         calibrate, _ = await ask(library.engine(), "How do I calibrate the arm?")
         needed, _ = await ask(library.engine(), "Does the arm driver need to be installed first?")
-    finally:
-        library.close()
     assert install.status == "not_found" and install.citations == []
     assert [s.lesson for s in install.suggestions][:1] == ["Before You Start"]
     assert calibrate.status == "found" and calibrate.text.startswith("To calibrate the arm, you move")
