@@ -41,6 +41,8 @@ _PAGE_NUMBER = re.compile(
 )
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$")  # "Sensors ........ 12" in a table of contents
 _BULLET = re.compile(r"[•◦▪▫‣⁃●○■□–-]\s|\d{1,3}[.)]\s|[a-z][.)]\s")
+_FINISHED = re.compile(r"[.!?:;][\"')\]]*\s*$")  # a paragraph that ends its last sentence
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?:\s+|$)")
 _WORD = re.compile(r"\w+(?:[-\u00ad\ufffe\u0002]\w+)*")
 _FORCE_BOLD = 1 << 18  # PDF font descriptor flag
 # A heading is set at least this much larger than the body (1.15× covers 10→11.5 pt, the
@@ -108,7 +110,8 @@ def read_pdf(path: Path, name: str) -> PdfFile:
         _mark_outline_headings(lines, outline)
     else:
         _mark_heading_lines(lines, body)
-    blocks = _blocks(lines, _vocabulary(lines))
+    vocabulary = _vocabulary(lines)
+    blocks = _across_page_breaks(_blocks(lines, vocabulary), vocabulary)
     return PdfFile(title, placed(blocks), scanned, bool(outline))
 
 
@@ -389,6 +392,36 @@ def _blocks(lines: list[Line], vocabulary: set[str]) -> list[Block]:
     close_heading()
     close()
     return blocks
+
+
+def _across_page_breaks(blocks: list[Block], vocabulary: set[str]) -> list[Block]:
+    """A sentence a page break cuts in two (the paragraph ends unfinished, the next page goes on
+    in lower case) made whole again, on the page that holds most of it: a block stays on one
+    page, and half a sentence on each would answer nothing and be quoted as two fragments."""
+    out = list(blocks)
+    for i in range(len(out) - 1):
+        before, after = out[i], out[i + 1]
+        if not (
+            before.kind == after.kind == "text" and after.page == before.page + 1
+            and not _FINISHED.search(before.text) and after.text[:1].islower()
+        ):
+            continue
+        ends = list(_SENTENCE_END.finditer(before.text))
+        cut = ends[-1].end() if ends else 0  # the unfinished sentence's start
+        rest = _SENTENCE_END.search(after.text)
+        end = rest.end() if rest else len(after.text)  # where it finishes on the next page
+        tail, head = before.text[cut:], after.text[:end].rstrip()
+        if before.text[-1] in _HYPHENS and before.text[-2:-1].isalpha():
+            sentence = _joined(tail[:-1], head, vocabulary)
+        else:
+            sentence = f"{tail} {head}"
+        if len(tail) <= len(head):
+            out[i] = Block("text", 0, 0, before.text[:cut].rstrip(), page=before.page)
+            out[i + 1] = Block("text", 0, 0, (sentence + " " + after.text[end:].lstrip()).strip(), page=after.page)
+        else:
+            out[i] = Block("text", 0, 0, (before.text[:cut] + sentence).strip(), page=before.page)
+            out[i + 1] = Block("text", 0, 0, after.text[end:].strip(), page=after.page)
+    return [block for block in out if block.kind != "text" or block.text]
 
 
 def _paragraph_text(lines: list[Line], vocabulary: set[str]) -> str:

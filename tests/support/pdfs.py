@@ -142,3 +142,31 @@ def encrypted(path: Path) -> None:
 def truncated(path: Path, source: Path) -> None:
     data = source.read_bytes()
     path.write_bytes(data[: len(data) // 2])
+
+
+# Two sentences cut by a page break, as a typesetter leaves them: (the last lines of a page, the
+# first lines of the next). The first is mostly on the next page, the second mostly on its own.
+ACROSS_PAGES = [
+    (["The pump station is cleaned twice a year. The boiler is inspected"],
+     ["every autumn by a certified engineer who signs the logbook.", "Spare fuses are kept in the office."]),
+    (["The valve on the north side of the main intake must be closed by the duty", "operator before the"],
+     ["first frost. The gauges are read daily."]),
+]
+
+
+def across_pages(path: Path) -> None:
+    """Three pages of prose whose sentences run on over the page breaks (ACROSS_PAGES)."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(False)
+    pdf.set_font("helvetica", size=11)
+    pages: list[list[str]] = [[]]
+    for before, after in ACROSS_PAGES:
+        pages[-1] += before
+        pages.append(list(after))
+    for lines in pages:
+        pdf.add_page()
+        pdf.set_y(250 - 6 * len(lines) if lines is not pages[-1] else 20)  # end the page at its foot
+        for line in lines:
+            pdf.cell(0, 6, line)
+            pdf.ln(6)
+    pdf.output(str(path))

@@ -45,6 +45,18 @@ def test_a_word_broken_at_a_line_end_is_joined_as_the_document_spells_it(handboo
     assert "docu-" not in text and "lossadjuster" not in text
 
 
+def test_a_sentence_cut_by_a_page_break_is_whole_on_the_page_that_holds_most_of_it(tmp_path: Path) -> None:
+    pdfs.across_pages(tmp_path / "across.pdf")
+    blocks = [(b.page, b.text) for b in read_pdf(tmp_path / "across.pdf", "across.pdf").blocks]
+    assert blocks == [
+        (1, "The pump station is cleaned twice a year."),
+        (2, ("The boiler is inspected every autumn by a certified engineer who signs the logbook. "
+             "Spare fuses are kept in the office. The valve on the north side of the main intake "
+             "must be closed by the duty operator before the first frost.")),
+        (3, "The gauges are read daily."),
+    ]
+
+
 def test_without_an_outline_headings_are_the_larger_lines(tmp_path: Path) -> None:
     pdfs.handbook(tmp_path / "plain.pdf", outline=False)
     pdf = read_pdf(tmp_path / "plain.pdf", "plain.pdf")
