@@ -29,7 +29,7 @@ def test_the_onnx_build_gives_the_pytorch_builds_vectors(tmp_path: Path) -> None
     assert (fast * reference).sum(axis=1).min() > 0.97
     # One text a run: a text's vector does not depend on the texts embedded with it.
     assert onnx.embed_query(TEXTS[0]) == onnx.embed_documents(TEXTS)[0]
-    assert list(Settings().model_cache.glob("all-MiniLM-L6-v2-*-int8.onnx"))
+    assert list(Settings().model_cache.glob("all-MiniLM-L6-v2-*-int8-7bit.onnx"))
 
 
 def test_a_book_is_asked_with_the_build_it_was_indexed_with(tmp_path: Path) -> None:
