@@ -53,6 +53,8 @@ def test_questions_that_ask_several_things_are_split(question: str, parts: list[
         "Stop and go?",
         # A statement is context: its words ("never connect") relate no topics.
         "My publisher and subscriber share a topic name but never connect. What could cause that?",
+        # The reader connecting to something is what they do, not two topics connecting.
+        "How do I connect to the robot's log database and read the last errors?",
     ],
 )
 def test_questions_that_ask_one_thing_are_not_split(question: str) -> None:
@@ -68,6 +70,10 @@ def test_questions_that_ask_one_thing_are_not_split(question: str) -> None:
         ("What does a LiDAR measure, and how far can it see?", False),
         # What a statement says relates nothing: the question after it asks one thing.
         ("My publisher and subscriber never connect. What could cause that?", False),
+        ("How do the planner and the controller connect?", True),
+        ("What is the connection between URDF and TF2?", True),
+        ("Where should the websocket connection object live?", False),
+        ("How can I connect to the simulator from a second machine?", False),
     ],
 )
 def test_a_question_that_asks_how_topics_relate_is_told_from_one_that_asks_several_things(
