@@ -186,8 +186,9 @@ class OfflineAnswerModel(Model):
 
     def compose(self, outputs: list[dict[str, Any]]) -> str:
         """The best sentence windows of the main search that do not repeat each other, best
-        first; then the best window of each part's own search that the answer lacks. Each
-        window is followed by its ref. Declines when no search found enough support."""
+        first (after the lead, one from a module not quoted yet before a second from the same);
+        then the best window of each part's own search that the answer lacks. Each window is
+        followed by its ref. Declines when no search found enough support."""
         searches = [o for o in outputs if "key_sentences" in o]
         if not searches:
             return NOT_IN_BOOK_MARKER
@@ -215,8 +216,7 @@ class OfflineAnswerModel(Model):
         # own windows: its whole-question best often comes from a third page that names both
         # in passing. Each part then gets its own best window, preferring a lesson not cited yet
         # by the other parts or by a window on every part (the whole question's lead does not
-        # count: it was chosen for the whole, not for a part); what room is left goes to the
-        # question's best.
+        # count: it was chosen for the whole, not for a part).
         every_part = [w for w in main_windows if parts and all(_mentions(w, t) for t in self.part_topics)]
         chosen = (every_part or ([] if self.relates else main_windows))[:1]
         lead = [] if every_part else list(chosen)
@@ -230,10 +230,17 @@ class OfflineAnswerModel(Model):
             candidates.sort(key=lambda w: w["lesson"] in cited)
             if part["support"] >= part["answerable"] and candidates:
                 chosen.append(candidates[0])
+        # The room left goes to the question's best windows, those of a module not quoted yet
+        # first: each is near the best, and one from another part of the book says more than a
+        # second from the same ("How do VLAs use ROS2?": the VLA module's action servers, and
+        # what ROS2 itself is).
         room = max(len(chosen), MAX_SENTENCE_WINDOWS) if parts else MAX_SENTENCE_WINDOWS
-        for window in main_windows:
-            if len(chosen) < room and not any(_overlapping(window, c) for c in chosen):
-                chosen.append(window)
+        left = [w for w in main_windows if not any(_overlapping(w, c) for c in chosen)]
+        while len(chosen) < room and left:
+            quoted = {c.get("module") for c in chosen}
+            window = next((w for w in left if w.get("module") not in quoted), left[0])
+            left = [w for w in left if w is not window and not _overlapping(w, window)]
+            chosen.append(window)
         if not chosen:
             return NOT_IN_BOOK_MARKER
         return " ".join(f"{w['text']} [{w['ref']}]" for w in chosen)

@@ -60,6 +60,7 @@ async def search_book_content(
         {
             "ref": state.register(by_id[w.chunk_id]),
             "lesson": by_id[w.chunk_id].chunk.lesson,
+            "module": by_id[w.chunk_id].chunk.module,
             "text": w.text,
             "support": round(w.answer_fit(searched.whole), 4),  # evidence, and fit to what is asked
         }
