@@ -15,6 +15,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 from qdrant_client import QdrantClient
 from typer.testing import CliRunner
@@ -105,6 +106,12 @@ def vectors_by_id(index: BookIndex) -> dict[str, list[float]]:
     return {chunk.id: vector.tolist() for chunk, vector in zip(chunks, vectors, strict=True)}
 
 
+def same_vector(a: list[float], b: list[float]) -> bool:
+    """A vector reused as is: Qdrant divides a cosine vector by its norm again on every write,
+    which may move its last bit (a re-embedded one differs in the second decimal)."""
+    return bool(np.allclose(a, b, rtol=0, atol=1e-6))
+
+
 def collection_names(client: QdrantClient) -> list[str]:
     return sorted(c.name for c in client.get_collections().collections)
 
@@ -161,7 +168,7 @@ def test_editing_one_page_re_embeds_only_its_changed_chunks(
     assert (report.embedded, report.reused, report.removed, report.chunks) == (1, 5, 0, 6)
     after = vectors_by_id(index)
     assert after.keys() == before.keys()
-    changed = [chunk_id for chunk_id in before if after[chunk_id] != before[chunk_id]]
+    changed = [chunk_id for chunk_id in before if not same_vector(after[chunk_id], before[chunk_id])]
     assert len(changed) == 1  # the edited section; every other vector is reused as is
     chunks = {c.id: c for c in index.chunks_with_vectors()[0]}
     assert chunks[changed[0]].source_path == "01-a/02-two.md" and chunks[changed[0]].position == 1
@@ -227,7 +234,8 @@ def test_a_new_lexical_analyzer_rebuilds_sparse_vectors_without_re_embedding(
     assert not report.unchanged and report.rebuild_reason is None
     assert (report.embedded, report.reused) == (0, 6)
     assert index.metadata()["analyzer"] == lexical.ANALYZER
-    assert vectors_by_id(index) == before
+    after = vectors_by_id(index)
+    assert after.keys() == before.keys() and all(same_vector(after[i], before[i]) for i in before)
     assert run(book, index, embedder).unchanged
 
 
