@@ -21,6 +21,12 @@ _HEADING = re.compile(r"^#{1,6}\s+")
 _CHOICE = re.compile(r"^\s*\(?[A-Ha-h]\)\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(*`])")
 _MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|^>\s*")
+# A code span as the page shows it: its text, set in another font, without the backticks (so a
+# quote reads, and matches the page's text, as "s1 was moved into s2"); kept when its text would
+# read as markup without them (`*args`, `[i]`, `<origin>`). Taken off after the sentences are
+# split, which tell a sentence that opens with code by its backtick.
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+_READS_AS_MARKUP = re.compile(r"[*\[\]<>\\]")
 # The words questions open with.
 QUESTION_WORD = (
     r"(?:what|how|which|why|when|where|who|whom|whose|is|are|was|were|does|do|did|can|could|"
@@ -55,7 +61,7 @@ _ASKS_QUANTITY = re.compile(
 # done (a modal), nor shows code states a fact or a requirement ("ROS2 Humble installed"), not how.
 _ASKS_WAY = re.compile(r"\bhow (?:do|can|could|should|would|might) (?:i|we|you|one)\b|\bhow to\b", re.IGNORECASE)
 _GIVES_WAY = re.compile(
-    r"`|\b(?:you|your|we|our|us|let's|can|could|should|must|need|needs|to|by|using)\b", re.IGNORECASE
+    r"\b(?:you|your|we|our|us|let's|can|could|should|must|need|needs|to|by|using)\b", re.IGNORECASE
 )
 _AMOUNT = re.compile(
     r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
@@ -136,6 +142,7 @@ class Sentence:
     text: str
     terms: frozenset[str]
     code: bool = False  # a line of a code or configuration example
+    shows_code: bool = False  # prose with code spans (`rclpy.spin()`), shown without their marks
 
     @property
     def leads_in(self) -> bool:
@@ -175,7 +182,7 @@ class Window:
 
     @property
     def gives_way(self) -> bool:
-        return self.code or _GIVES_WAY.search(self.text) is not None
+        return any(s.code or s.shows_code for s in self.sentences) or _GIVES_WAY.search(self.text) is not None
 
     def evidence(self, question: str) -> float:
         """Support as evidence that the book answers the question: a window without any number
@@ -292,9 +299,10 @@ def split_sentences(chunk_id: str, markdown: str) -> tuple[Sentence, ...]:
     sentences: list[Sentence] = []
 
     def add(text: str, code: bool = False) -> None:
-        terms = frozenset(lexical.terms(text, compounds=False))
-        if len(text) > 3 and terms and not text.endswith("?"):  # a question answers nothing
-            sentences.append(Sentence(chunk_id, len(sentences), text, terms, code))
+        shown = text if code else _CODE_SPAN.sub(_as_shown, text)
+        terms = frozenset(lexical.terms(shown, compounds=False))
+        if len(shown) > 3 and terms and not shown.endswith("?"):  # a question answers nothing
+            sentences.append(Sentence(chunk_id, len(sentences), shown, terms, code, not code and "`" in text))
 
     position = 0
     for fence in _FENCE.finditer(markdown):
@@ -307,6 +315,10 @@ def split_sentences(chunk_id: str, markdown: str) -> tuple[Sentence, ...]:
     for text in _prose(markdown[position:]):
         add(text)
     return tuple(sentences)
+
+
+def _as_shown(span: re.Match[str]) -> str:
+    return span.group(0) if _READS_AS_MARKUP.search(span.group(1)) else span.group(1)
 
 
 def _prose(markdown: str) -> list[str]:

@@ -183,6 +183,20 @@ def test_prose_reads_as_the_page_shows_it_and_code_as_written() -> None:
     assert [s.text for s in sentences] == ["Vision Failure: confidence <0.7 & no match.", '<a b="&lt;"/>']
 
 
+def test_code_in_prose_reads_as_the_page_shows_it_and_still_gives_a_way() -> None:
+    text = "The value of `s1` was moved into `s2`. `spin()` keeps the node alive. Keep `<a>[i]` as is.\n\n```python\nx = 1\n```"
+    sentences = split_sentences("c1", text)
+    assert [s.text for s in sentences] == [
+        "The value of s1 was moved into s2.", "spin() keeps the node alive.", "Keep `<a>[i]` as is.", "x = 1",
+    ]
+    assert [s.shows_code for s in sentences[:3]] == [True, True, True] and sentences[3].code
+    assert sentences[3].shown == "`x = 1`"
+    # Naming code is showing the reader a way, as a code line is.
+    assert Window("c1", [sentences[1]], 1.0).gives_way
+    plain = split_sentences("c2", "The node stays alive.")
+    assert not Window("c2", list(plain), 1.0).gives_way
+
+
 @pytest.mark.parametrize(
     ("acronym", "text", "spelled"),
     [
