@@ -53,7 +53,11 @@ class Library:
             if metadata.get("analyzer") != lexical.ANALYZER:
                 log.warning("book %r was indexed by an older Lectern: run `lectern ingest` again "
                             "for the best keyword matching", key[0])
-            retriever = Retriever(index, self._embedder_for(metadata.get("embedder")), mode)
+            embedder = self._embedder_for(metadata.get("embedder"))
+            if metadata.get("embedder") and metadata["embedder"] != embedder.name:
+                log.warning("book %r was embedded with %s and is asked with %s: run `lectern ingest` "
+                            "again for the best matches", key[0], metadata["embedder"], embedder.name)
+            retriever = Retriever(index, embedder, mode)
             self._engines[key] = AnswerEngine(retriever, self.models, self.settings.top_k)
         return self._engines[key]
 

@@ -65,11 +65,12 @@ _CLAUSES = re.compile(
 )
 # How two topics relate is the question, not a topic: dropped from each topic's own search.
 # Connecting relates topics when they connect ("How do X and Y connect?", "the connection
-# between X and Y"), not when the reader does it ("How do I connect to the database?") nor in
-# the name of a thing ("the websocket connection object").
+# between X and Y"), not when the reader does it ("How do I connect to the database?", "how to
+# connect …") nor in the name of a thing ("the websocket connection object").
 _RELATION = re.compile(
     r"\b(?:how (?:do|does|are|is) (?:they|these|those|the two)\b.*|work(?:s|ing)? together|"
-    r"interact\w*|relat\w*|(?<!\bi )(?<!\byou )(?<!\bwe )connect(?:s|ed|ing)?\b|connections? between|"
+    r"interact\w*|relat\w*|(?<!\bi )(?<!\byou )(?<!\bwe )(?<!\bone )(?<!\bto )connect(?:s|ed|ing)?\b|"
+    r"connections? between|"
     r"combin\w*|(?:differ|compar)\w*(?:\s+(?:between|of))?|rather than|instead of)",
     re.IGNORECASE,
 )

@@ -398,30 +398,31 @@ def _across_page_breaks(blocks: list[Block], vocabulary: set[str]) -> list[Block
     """A sentence a page break cuts in two (the paragraph ends unfinished, the next page goes on
     in lower case) made whole again, on the page that holds most of it: a block stays on one
     page, and half a sentence on each would answer nothing and be quoted as two fragments."""
-    out = list(blocks)
-    for i in range(len(out) - 1):
-        before, after = out[i], out[i + 1]
+    out: list[Block] = []
+    for block in blocks:
+        before = out[-1] if out else None
         if not (
-            before.kind == after.kind == "text" and after.page == before.page + 1
-            and not _FINISHED.search(before.text) and after.text[:1].islower()
+            before and before.kind == block.kind == "text" and block.page > before.page
+            and not _FINISHED.search(before.text) and block.text[:1].islower()
         ):
+            out.append(block)
             continue
         ends = list(_SENTENCE_END.finditer(before.text))
         cut = ends[-1].end() if ends else 0  # the unfinished sentence's start
-        rest = _SENTENCE_END.search(after.text)
-        end = rest.end() if rest else len(after.text)  # where it finishes on the next page
-        tail, head = before.text[cut:], after.text[:end].rstrip()
+        rest = _SENTENCE_END.search(block.text)
+        end = rest.end() if rest else len(block.text)  # where it finishes on the next page
+        tail, head = before.text[cut:], block.text[:end].rstrip()
         if before.text[-1] in _HYPHENS and before.text[-2:-1].isalpha():
             sentence = _joined(tail[:-1], head, vocabulary)
         else:
             sentence = f"{tail} {head}"
         if len(tail) <= len(head):
-            out[i] = Block("text", 0, 0, before.text[:cut].rstrip(), page=before.page)
-            out[i + 1] = Block("text", 0, 0, (sentence + " " + after.text[end:].lstrip()).strip(), page=after.page)
+            texts = before.text[:cut].rstrip(), f"{sentence} {block.text[end:].lstrip()}".strip()
         else:
-            out[i] = Block("text", 0, 0, (before.text[:cut] + sentence).strip(), page=before.page)
-            out[i + 1] = Block("text", 0, 0, after.text[end:].strip(), page=after.page)
-    return [block for block in out if block.kind != "text" or block.text]
+            texts = f"{before.text[:cut]}{sentence}".strip(), block.text[end:].strip()
+        out.pop()  # an emptied block goes, so a sentence over two breaks is joined again
+        out += [Block("text", 0, 0, text, page=page) for text, page in zip(texts, (before.page, block.page)) if text]
+    return out
 
 
 def _paragraph_text(lines: list[Line], vocabulary: set[str]) -> str:

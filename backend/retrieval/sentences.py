@@ -20,13 +20,15 @@ _HEADING = re.compile(r"^#{1,6}\s+")
 # "A) …", "(b) …": the choices of a multiple-choice question, most of them wrong on purpose.
 _CHOICE = re.compile(r"^\s*\(?[A-Ha-h]\)\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(*`])")
-_MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)|^>\s*")
-# A code span as the page shows it: its text, set in another font, without the backticks (so a
-# quote reads, and matches the page's text, as "s1 was moved into s2"); kept when its text would
-# read as markup without them (`*args`, `[i]`, `<origin>`). Taken off after the sentences are
-# split, which tell a sentence that opens with code by its backtick.
-_CODE_SPAN = re.compile(r"`([^`]+)`")
-_READS_AS_MARKUP = re.compile(r"[*\[\]<>\\]")
+_MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)")  # emphasis, outside code spans
+_QUOTE_MARK = re.compile(r"^>\s*")
+# A code span (a run of backticks, its text, the same run) as the page shows it: its text, set
+# in another font, without the backticks (so a quote reads, and matches the page's text, as "s1
+# was moved into s2"); kept when its text would read as markup without them (`*args`, `[i]`,
+# `<origin>`, `__init__`). Taken off after the sentences are split, which tell a sentence that opens with
+# code by its backtick.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_READS_AS_MARKUP = re.compile(r"[*\[\]<>\\`]|^_|_$")
 # The words questions open with.
 QUESTION_WORD = (
     r"(?:what|how|which|why|when|where|who|whom|whose|is|are|was|were|does|do|did|can|could|"
@@ -318,7 +320,16 @@ def split_sentences(chunk_id: str, markdown: str) -> tuple[Sentence, ...]:
 
 
 def _as_shown(span: re.Match[str]) -> str:
-    return span.group(0) if _READS_AS_MARKUP.search(span.group(1)) else span.group(1)
+    return span.group(0) if _READS_AS_MARKUP.search(span.group(2)) else span.group(2).strip()
+
+
+def _without_emphasis(piece: str) -> str:
+    """The emphasis marks of prose taken off, code spans left as written (`__init__`, `*args`)."""
+    kept, start = [], 0
+    for span in _CODE_SPAN.finditer(piece):
+        kept += [_MARKUP.sub("", piece[start : span.start()]), span.group(0)]
+        start = span.end()
+    return "".join([*kept, _MARKUP.sub("", piece[start:])])
 
 
 def _prose(markdown: str) -> list[str]:
@@ -346,7 +357,7 @@ def _prose(markdown: str) -> list[str]:
     return [
         text.strip()
         for piece in pieces
-        for text in _SENTENCE_END.split(html.unescape(_MARKUP.sub("", piece)).strip())
+        for text in _SENTENCE_END.split(html.unescape(_without_emphasis(_QUOTE_MARK.sub("", piece))).strip())
     ]
 
 

@@ -150,12 +150,15 @@ ACROSS_PAGES = [
     (["The pump station is cleaned twice a year. The boiler is inspected"],
      ["every autumn by a certified engineer who signs the logbook.", "Spare fuses are kept in the office."]),
     (["The valve on the north side of the main intake must be closed by the duty", "operator before the"],
-     ["first frost. The gauges are read daily."]),
+     ["first frost. The gauges are read daily. The spare pump is started by the"]),
+    # A sentence over two breaks: its middle is a page's only line.
+    ([], ["night shift"]),
+    ([], ["whenever the main pump stops."]),
 ]
 
 
 def across_pages(path: Path) -> None:
-    """Three pages of prose whose sentences run on over the page breaks (ACROSS_PAGES)."""
+    """Pages of prose whose sentences run on over the page breaks (ACROSS_PAGES)."""
     pdf = FPDF(format="A4")
     pdf.set_auto_page_break(False)
     pdf.set_font("helvetica", size=11)

@@ -53,7 +53,7 @@ def test_a_sentence_cut_by_a_page_break_is_whole_on_the_page_that_holds_most_of_
         (2, ("The boiler is inspected every autumn by a certified engineer who signs the logbook. "
              "Spare fuses are kept in the office. The valve on the north side of the main intake "
              "must be closed by the duty operator before the first frost.")),
-        (3, "The gauges are read daily."),
+        (3, "The gauges are read daily. The spare pump is started by the night shift whenever the main pump stops."),
     ]
 
 

@@ -74,6 +74,7 @@ def test_questions_that_ask_one_thing_are_not_split(question: str) -> None:
         ("What is the connection between URDF and TF2?", True),
         ("Where should the websocket connection object live?", False),
         ("How can I connect to the simulator from a second machine?", False),
+        ("How to connect to the simulator from a second machine?", False),
     ],
 )
 def test_a_question_that_asks_how_topics_relate_is_told_from_one_that_asks_several_things(

@@ -184,10 +184,12 @@ def test_prose_reads_as_the_page_shows_it_and_code_as_written() -> None:
 
 
 def test_code_in_prose_reads_as_the_page_shows_it_and_still_gives_a_way() -> None:
-    text = "The value of `s1` was moved into `s2`. `spin()` keeps the node alive. Keep `<a>[i]` as is.\n\n```python\nx = 1\n```"
+    text = ("The value of `s1` was moved into `s2`. `spin()` keeps the node alive. Keep `<a>[i]` as is, "
+            "with `*args`, `__init__` and ``a `b` c``.\n\n```python\nx = 1\n```")
     sentences = split_sentences("c1", text)
     assert [s.text for s in sentences] == [
-        "The value of s1 was moved into s2.", "spin() keeps the node alive.", "Keep `<a>[i]` as is.", "x = 1",
+        "The value of s1 was moved into s2.", "spin() keeps the node alive.",
+        "Keep `<a>[i]` as is, with `*args`, `__init__` and ``a `b` c``.", "x = 1",
     ]
     assert [s.shows_code for s in sentences[:3]] == [True, True, True] and sentences[3].code
     assert sentences[3].shown == "`x = 1`"
