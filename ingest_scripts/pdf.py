@@ -421,7 +421,8 @@ def _across_page_breaks(blocks: list[Block], vocabulary: set[str]) -> list[Block
         else:
             texts = f"{before.text[:cut]}{sentence}".strip(), block.text[end:].strip()
         out.pop()  # an emptied block goes, so a sentence over two breaks is joined again
-        out += [Block("text", 0, 0, text, page=page) for text, page in zip(texts, (before.page, block.page)) if text]
+        pages = (before.page, block.page)
+        out += [Block("text", 0, 0, text, page=page) for text, page in zip(texts, pages, strict=True) if text]
     return out
 
 

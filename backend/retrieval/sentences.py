@@ -25,8 +25,8 @@ _QUOTE_MARK = re.compile(r"^>\s*")
 # A code span (a run of backticks, its text, the same run) as the page shows it: its text, set
 # in another font, without the backticks (so a quote reads, and matches the page's text, as "s1
 # was moved into s2"); kept when its text would read as markup without them (`*args`, `[i]`,
-# `<origin>`, `__init__`). Taken off after the sentences are split, which tell a sentence that opens with
-# code by its backtick.
+# `<origin>`, `__init__`). Taken off after the sentences are split, which tell a sentence that
+# opens with code by its backtick.
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _READS_AS_MARKUP = re.compile(r"[*\[\]<>\\`]|^_|_$")
 # The words questions open with.
