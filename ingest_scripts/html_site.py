@@ -21,6 +21,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from backend.retrieval.models import Page
 from ingest_scripts.markdown import (
+    POINTER_SEPARATORS,
     Block,
     ParsedPage,
     chunks_of,
@@ -552,7 +553,8 @@ def _list_parts(node: LexborNode, depth: int) -> Iterator[str | Block]:
     start = node.attributes.get("start") or "1"
     for number, item in enumerate(items, start=int(start) if start.isdigit() else 1):
         marker = f"{number}." if node.tag == "ol" else "-"
-        if text := _squash(_inline(item, skip=_LIST_BREAKS)):
+        text = _squash(_inline(item, skip=_LIST_BREAKS))
+        if text and not _only_links(item):
             yield "  " * depth + f"{marker} {text}"
         for inner in _outermost(item, _LIST_BREAKS):
             if inner.tag in ("ul", "ol"):
@@ -561,6 +563,14 @@ def _list_parts(node: LexborNode, depth: int) -> Iterator[str | Block]:
                 yield _fence(inner)
             else:
                 yield from _table(inner)
+
+
+def _only_links(item: LexborNode) -> bool:
+    """An item that is only links points elsewhere and states nothing (markdown.without_pointers)."""
+    if not item.css("a[href]"):
+        return False
+    rest = _inline(item, skip=_LIST_BREAKS | {"a"})
+    return POINTER_SEPARATORS.fullmatch(rest) is not None
 
 
 def _outermost(node: LexborNode, tags: frozenset[str]) -> Iterator[LexborNode]:

@@ -76,6 +76,12 @@ _MYST_PROSE = frozenset({
 })
 _MYST_CODE = frozenset({"code", "code-block", "sourcecode", "doctest", "testcode", "testoutput", "code-cell"})
 _DIRECTIVE_OPTIONS = re.compile(r"\A(?:[ \t]*:[\w-]+:.*(?:\n|\Z))+")  # ":class: tip" lines opening a body
+# A list item that is only links ("- [Redux vs. the Context API](https://…)", a "Further
+# information" or "See also" list) points the reader elsewhere: it states nothing, and what it
+# names is on another page or site. Its line goes (unless lines of its own item follow it).
+_LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d{1,9}[.)])[ \t]+(?P<content>.*)$")
+_LABEL_PARAGRAPH = re.compile(r"(\*\*|__)[^*_\n]+\1:?")
+POINTER_SEPARATORS = re.compile(r"[\s,;:|·–—-]*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
 _QUIZ_QUESTION = re.compile(r"^\s*question\s*\d+", re.IGNORECASE)
 _QUIZ_ANSWER = re.compile(r"^\W*(correct\s+|sample\s+|reveal\s+)?answers?\b", re.IGNORECASE | re.MULTILINE)
@@ -167,6 +173,33 @@ def as_shown(markdown: str, references: frozenset[str] = frozenset()) -> str:
         return match["text"] if _is_link(match, references) else match[0]
 
     return _ADMONITION_FENCE.sub("", _MYST_LABEL_OR_COMMENT.sub("", _INLINE.sub(shown, markdown)))
+
+
+def without_pointers(markdown_list: str, references: frozenset[str] = frozenset()) -> str:
+    """A list's markdown without the items that are only links (see _LIST_ITEM)."""
+    lines = markdown_list.split("\n")
+    kept: list[str] = []
+    for number, line in enumerate(lines):
+        item = _LIST_ITEM.match(line)
+        if item and _only_links(item["content"], references):
+            following = next((later for later in lines[number + 1 :] if later.strip()), "")
+            continues = not _LIST_ITEM.match(following) and _indent(following) > len(item["indent"])
+            if not continues:
+                continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def _only_links(text: str, references: frozenset[str]) -> bool:
+    def link(match: re.Match[str]) -> bool:
+        return match["text"] is not None and _is_link(match, references)
+
+    rest = _INLINE.sub(lambda match: "" if link(match) else match[0], text)
+    return any(link(m) for m in _INLINE.finditer(text)) and POINTER_SEPARATORS.fullmatch(rest) is not None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
 
 
 def role_shown(role: str, text: str) -> str:
@@ -278,6 +311,8 @@ def parse_blocks(source: str, body_start: int) -> list[Block]:
             kind = "fence"
         elif token.type == "table_open":
             kind = "table"
+        elif token.type in ("bullet_list_open", "ordered_list_open"):
+            raw = without_pointers(raw, references)
         elif token.type == "html_block":
             kind = "html"
         if kind == "text" and _MDX_STATEMENT.match(raw):
@@ -296,6 +331,8 @@ def parse_blocks(source: str, body_start: int) -> list[Block]:
             opener = kind == "text" and bool(_ADMONITION_FENCE.fullmatch(raw.strip() + "\n"))
             raw = as_shown(raw, references).strip()
             if not raw:
+                if token.type.endswith("list_open") and blocks and _LABEL_PARAGRAPH.fullmatch(blocks[-1].text):
+                    blocks.pop()  # "**Articles**" over a list of links only: a label of nothing
                 continue
         elif kind == "table":
             raw = as_shown(raw, references)

@@ -303,6 +303,19 @@ def test_a_numbered_list_keeps_its_numbers_and_the_page_its_description() -> Non
     assert [b.text for b in result.blocks if b.kind == "text"][-1] == "5. What is a node?\n6. What is a topic?"
 
 
+def test_list_items_that_are_only_links_are_not_passage_text() -> None:
+    """As in markdown (a Sphinx toctree, a "See also" list): an item of links only goes, an
+    item with words of its own stays, and the items under a link-only item are read alone."""
+    html = page(f"""<main><h1>Guide</h1><p>{PROSE}</p><ul>
+        <li><a href="https://example.org/a">Elsewhere</a></li>
+        <li><a href="b.html">B</a>, <a href="c.html"><code>c()</code></a>
+            <ul><li><a href="d.html">Deeper</a></li><li>Words of its own</li></ul></li>
+        <li><a href="e.html"><code>e()</code></a>: computes e</li></ul></main>""")
+    result = read_page(html)
+    assert result is not None
+    assert [b.text for b in result.blocks if b.kind == "text"][-1] == "  - Words of its own\n- `e()`: computes e"
+
+
 def test_title_without_site_name_canonical_url_and_section_anchors(tmp_path: Path) -> None:
     site = write_book(tmp_path / "site", {
         "guide/setup.html": page(

@@ -540,6 +540,40 @@ Never mutate state. <!-- editors: check this --> Copy it <span>first</span>.
     assert "https://doc.rust-lang.org" not in text and "](" not in text.split("```md")[0].replace("`[a](b.md)`", "")
 
 
+def test_list_items_that_are_only_links_point_elsewhere_and_are_not_passage_text() -> None:
+    """A "Further information" list of links names pages of other sites: the page states
+    nothing with it, so a quote never repeats it. An item with words of its own, a link with
+    its description under it and a task box stay; a label over links only goes with them."""
+    source = f"""# T
+
+## Comparing
+
+{paragraph(40)}
+
+**Articles**
+
+- [Redux vs. the Context API](https://example.org/context)
+- [One](https://example.org/1), [two][cargo]
+  - [nested only](https://example.org/nested)
+
+**Documentation**
+
+- [`createSlice`](../api/createSlice.md): makes a slice of state
+- [Setup](./setup.md)
+  How to install it, step by step.
+- [x] a task that is done
+1. [Numbered](https://example.org/n)
+
+[cargo]: https://doc.rust-lang.org/cargo
+"""
+    text = "\n".join(c.text for c in chunks_of(source))
+    for pointer in ("Redux vs. the Context API", "One", "two", "nested only", "Numbered", "Articles"):
+        assert pointer not in text
+    assert "- `createSlice`: makes a slice of state" in text
+    assert "- Setup\n  How to install it, step by step." in text
+    assert "- [x] a task that is done" in text and "**Documentation**" in text
+
+
 def test_myst_roles_targets_comments_and_directives_read_as_the_page_shows_them() -> None:
     """Sphinx's MyST markdown: roles show their text (code for a program's objects), target
     labels and comments show nothing, admonition directives are prose, code directives code,
