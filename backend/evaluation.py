@@ -98,6 +98,15 @@ async def run(engine: AnswerEngine, questions: Iterable[EvalQuestion]) -> list[E
     return results
 
 
+def _passages(gold: list[Gold]) -> list[list[Gold]]:
+    """The gold grouped by the passage it places (file and heading): a PDF question's passage
+    may be on any of several pages, and covering a lesson means citing one of them."""
+    grouped: dict[tuple[str, str], list[Gold]] = {}
+    for g in gold:
+        grouped.setdefault((g.file, g.heading), []).append(g)
+    return list(grouped.values())
+
+
 def _rate(values: list[bool]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
@@ -125,7 +134,7 @@ def score(questions: list[EvalQuestion], results: list[EvalResult]) -> dict[str,
                 metrics.setdefault("abstention", []).append(r.status == "not_found" and not cited)
             if q.kind == "cross_lesson":
                 metrics.setdefault("cross_lesson_coverage", []).append(
-                    all(any(hits(g, c) for c in cited) for g in q.gold)
+                    all(any(hits(g, c) for g in passage for c in cited) for passage in _passages(q.gold))
                 )
     report: dict[str, dict[str, float | None]] = {}
     for group, metrics in rows.items():

@@ -104,8 +104,6 @@ def placed(question: dict, texts: list[str], ranges: dict[str, range], pdf_name:
         heading = _normal(entry.get("heading", ""))
         if not holding and heading:
             holding = [p for p in lesson if heading in texts[p - 1]][:1]
-        if question["kind"] == "cross_lesson":
-            holding = holding[:1]  # coverage asks for one citation in each lesson
         gold += [{"file": pdf_name, "heading": entry.get("heading", ""), "page": p} for p in holding]
     if question.get("gold") and not gold:
         return None

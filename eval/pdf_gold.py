@@ -6,8 +6,9 @@ A book published both as a site (or markdown) and as a PDF (the GnuCash guide's 
 are both built from its DocBook) is asked the same questions in both forms. Each gold
 `{file, heading}` of QUESTIONS, a file of BOOK_FOLDER as `lectern ingest` reads it, becomes
 `{file: PDF's name, heading, page}` for every page of the PDF that holds one of the question's
-answer phrases found in that file (else the page of its heading's bookmark); a cross-lesson question keeps the first
-such page of each file. A question none of whose gold can be placed is left out.
+answer phrases found in that file (else the page of its heading's bookmark); `lectern eval`
+counts a cross-lesson question's file as covered by a citation of any of its pages. A question
+none of whose gold can be placed is left out.
 """
 
 import argparse
@@ -74,8 +75,6 @@ def placed(
         holding = [n for n, text in enumerate(pages, 1) if any(p in text for p in own)]
         if not holding and _unnumbered(entry.get("heading", "")) in headings:
             holding = [headings[_unnumbered(entry["heading"])]]
-        if question.get("kind") == "cross_lesson":
-            holding = holding[:1]  # coverage asks for one citation of each
         gold += [{"file": pdf_name, "heading": entry.get("heading", ""), "page": n} for n in holding]
     if question.get("gold") and not gold:
         return None

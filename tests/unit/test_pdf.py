@@ -140,7 +140,9 @@ def test_eval_scores_pdf_citations_by_page() -> None:
 
     question = EvalQuestion.model_validate({
         "id": "q", "kind": "cross_lesson", "question": "?",
-        "gold": [{"file": "book.pdf", "page": 12}, {"file": "book.pdf", "page": 40}],
+        "gold": [{"file": "book.pdf", "heading": "Ports", "page": 12},
+                 {"file": "book.pdf", "heading": "Ports", "page": 13},
+                 {"file": "book.pdf", "heading": "Valves", "page": 40}],
     })
 
     def result(*pages: int) -> EvalResult:
@@ -150,5 +152,7 @@ def test_eval_scores_pdf_citations_by_page() -> None:
 
     both = score([question], [result(12, 40)])["all"]
     assert (both["first_citation_hit"], both["cross_lesson_coverage"]) == (1.0, 1.0)
-    missed = score([question], [result(13, 40)])["all"]
+    # A passage over two pages is covered by a citation of either.
+    assert score([question], [result(13, 40)])["all"]["cross_lesson_coverage"] == 1.0
+    missed = score([question], [result(14, 40)])["all"]
     assert (missed["first_citation_hit"], missed["any_citation_hit"], missed["cross_lesson_coverage"]) == (0.0, 1.0, 0.0)
