@@ -21,6 +21,9 @@ _HEADING = re.compile(r"^#{1,6}\s+")
 _CHOICE = re.compile(r"^\s*\(?[A-Ha-h]\)\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(*`])")
 _MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)")  # emphasis, outside code spans
+# "_pure functions_": an underscore pair emphasises only at word edges (CommonMark), so
+# snake_case names and a lone "_id" keep theirs.
+_UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w\\])_(?=\S)([^_\n]*?\S)_(?!\w)")
 _QUOTE_MARK = re.compile(r"^>\s*")
 # A code span (a run of backticks, its text, the same run) as the page shows it: its text, set
 # in another font, without the backticks (so a quote reads, and matches the page's text, as "s1
@@ -327,9 +330,13 @@ def _without_emphasis(piece: str) -> str:
     """The emphasis marks of prose taken off, code spans left as written (`__init__`, `*args`)."""
     kept, start = [], 0
     for span in _CODE_SPAN.finditer(piece):
-        kept += [_MARKUP.sub("", piece[start : span.start()]), span.group(0)]
+        kept += [_plain(piece[start : span.start()]), span.group(0)]
         start = span.end()
-    return "".join([*kept, _MARKUP.sub("", piece[start:])])
+    return "".join([*kept, _plain(piece[start:])])
+
+
+def _plain(prose: str) -> str:
+    return _MARKUP.sub("", _UNDERSCORE_EMPHASIS.sub(r"\1", prose))
 
 
 def _prose(markdown: str) -> list[str]:

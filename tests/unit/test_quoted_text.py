@@ -23,6 +23,7 @@ RAW_MARKUP = {
     "admonition fence": re.compile(r"(^|\s):::"),
     "tag": re.compile(r"</?[A-Za-z][\w.:-]*(\s[^<>]*)?/?>"),
     "MDX comment": re.compile(r"\{/\*"),
+    "emphasis": re.compile(r"(?<![\w\\])(\*\*|__|\*|_)(?=\S)[^*_\n]*?\S\1(?!\w)"),
 }
 
 
@@ -56,6 +57,8 @@ async def quoted_answers(library: Library, question_files: list[Path]) -> dict[s
 def test_the_markup_check_sees_markup() -> None:
     assert markup_in("See [Part 4](./part-4.md) <!-- x --> :::note") == ["link", "HTML comment", "admonition fence"]
     assert markup_in("Uses `<robot>` and `[a](b)` in code [1]") == []
+    assert markup_in("They must be _pure functions_ and **never** *mutate*") == ["emphasis"]
+    assert markup_in("robot_radius and _id and 2 * 3 and `_x_`") == []
 
 
 async def test_no_quoted_answer_on_the_physical_ai_book_shows_markup(real_library: Library) -> None:

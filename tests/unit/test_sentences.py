@@ -183,6 +183,13 @@ def test_prose_reads_as_the_page_shows_it_and_code_as_written() -> None:
     assert [s.text for s in sentences] == ["Vision Failure: confidence <0.7 & no match.", '<a b="&lt;"/>']
 
 
+def test_underscore_emphasis_goes_and_names_with_underscores_stay() -> None:
+    text = "A _reducer_ must be a _pure function_. _Do not call APIs._ Set robot_radius, not _id or `_x_`."
+    assert [s.text for s in split_sentences("c1", text)] == [
+        "A reducer must be a pure function.", "Do not call APIs.", "Set robot_radius, not _id or `_x_`.",
+    ]
+
+
 def test_code_in_prose_reads_as_the_page_shows_it_and_still_gives_a_way() -> None:
     text = ("The value of `s1` was moved into `s2`. `spin()` keeps the node alive. Keep `<a>[i]` as is, "
             "with `*args`, `__init__` and ``a `b` c``.\n\n```python\nx = 1\n```")
