@@ -59,6 +59,7 @@ PASSAGE_CONTEXT = 0.25
 # it, the last none): about what int8 rounding moves a fit by (the local model's int8 vectors
 # are 0.99 alike to its full-precision ones), so it orders windows that close and no others.
 SEARCH_RANK_PRIOR = 0.01
+PASTED_RUN = 3  # words in a row a question shares with a line of an example before it is theirs
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
 TERM_SETS = 4096  # passages whose term sets are kept made (searches read the same ones again)
 
@@ -413,9 +414,21 @@ def _words(text: str) -> str:
 
 
 def _written_in(sentence: Sentence, asked: str) -> bool:
-    """Whether the reader wrote the sentence, word for word, into their question."""
-    words = _words(sentence.text)
-    return len(words.split()) >= 2 and words in asked
+    """Whether the reader wrote the sentence, word for word, into their question. A line of
+    an example counts when most of its words are one run of the question: readers paste an
+    error without its decorations ("cannot be sent between threads safely" for the compiler's
+    "error[E0277]: `Rc<Mutex<i32>>` cannot be sent between threads safely")."""
+    words = _words(sentence.text).split()
+    if len(words) < 2:
+        return False
+    if not sentence.code or len(words) < PASTED_RUN:
+        return f" {' '.join(words)} " in asked
+    shortest = max(PASTED_RUN, len(words) // 2 + 1)
+    return any(
+        f" {' '.join(words[start : start + size])} " in asked
+        for size in range(shortest, len(words) + 1)
+        for start in range(len(words) - size + 1)
+    )
 
 
 def _distinct(windows: list[Window]) -> list[Window]:

@@ -333,12 +333,15 @@ async def test_a_pasted_error_message_is_answered_by_what_the_book_says_of_it(tm
     the book says about it."""
     with library_of(tmp_path, ERROR_BOOK, "bus") as library:
         answer, _ = await ask(library.engine(), "I get error: servo 3 not responding on bus 1. Why?")
+        # Pasted without its "error:", the line is still theirs.
+        trimmed, _ = await ask(library.engine(), "The driver stops: servo 3 not responding on bus 1. Why?")
         # A sentence made of the question's own words, not written by the reader, answers it.
         confirmed, _ = await ask(library.engine(), "Does the driver retry a silent servo three times?")
     assert answer.status == "found"
     assert answer.citations[0].source_path.endswith("01-errors.md")
     assert answer.text.startswith("This happens when the servo's ID does not match")
     assert "`error: servo 3 not responding on bus 1`" not in answer.text and "after 3 retries" not in answer.text
+    assert trimmed.text.startswith("This happens when the servo's ID does not match")
     assert confirmed.text.startswith("The driver retries a silent servo three times.")
 
 
