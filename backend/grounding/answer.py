@@ -82,13 +82,16 @@ def _answers_every_part(state: RunState, answer: str) -> bool:
 
 
 def suggest(state: RunState) -> list[Suggestion]:
-    """The lessons of the best retrieved passages, full lessons before summaries."""
+    """The lessons of the best retrieved passages, full lessons before summaries, each linked
+    to where it begins (a PDF chapter to its first page)."""
     hits = sorted(state.sources.values(), key=lambda h: (h.chunk.kind != "lesson", -h.score))
+    corpus = state.retriever.corpus
     seen: dict[str, Suggestion] = {}
     for hit in hits:
         chunk = hit.chunk
         if chunk.source_path not in seen and len(seen) < MAX_SUGGESTIONS:
-            url = chunk.url.split("#", 1)[0]
+            page = corpus.find_page(chunk.source_path)
+            url = page.url if page else chunk.url.split("#", 1)[0]
             seen[chunk.source_path] = Suggestion(lesson=chunk.lesson, module=chunk.module, url=url)
     return list(seen.values())
 

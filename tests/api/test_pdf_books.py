@@ -2,6 +2,7 @@
 and the file are served, only inside the book's folder, and a private book's need its token."""
 
 import hashlib
+import re
 import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -49,6 +50,19 @@ def test_a_pdf_citation_names_its_page_and_links_the_viewer_there(pdf_book, tmp_
         assert original.content == (tmp_path / "data" / "files" / "acme" / "policies" / "handbook.pdf").read_bytes()
         download = client.get("/books/acme/files/policies/handbook.pdf?format=pdf&download=1")
         assert download.headers["content-disposition"].startswith("attachment")
+
+
+def test_a_suggested_chapter_of_a_pdf_opens_at_its_first_page(pdf_book, tmp_path: Path) -> None:
+    data, placed = pdf_book
+    with app_client(copy_data_dir(data, tmp_path / "data"), book="acme") as client:
+        body = client.post("/api/chat/query", json={"query": "Does the policy pay for earthquake damage to a garden shed?"}).json()
+    assert body["status"] == "not_found"
+    first_pages = {chapter: min(placed[p] for section in sections.values() for p in section)
+                   for chapter, sections in pdfs.CHAPTERS.items()}
+    links = re.findall(r"^- \[(\w+)\]\((\S+)\)", body["response"], re.MULTILINE)
+    assert links and {chapter for chapter, _ in links} <= set(first_pages)
+    for chapter, url in links:
+        assert url == f"http://testserver/books/acme/files/policies/handbook.pdf?page={first_pages[chapter]}"
 
 
 def test_only_the_books_own_pdfs_are_served(pdf_book, tmp_path: Path) -> None:
