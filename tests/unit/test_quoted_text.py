@@ -9,6 +9,7 @@ import pytest
 from backend.config import Settings
 from backend.engine import Library
 from backend.evaluation import load_questions
+from backend.grounding import messages
 from backend.question import Question
 from tests.support.books import EVAL_QUESTIONS, PROJECT_QUESTIONS, REDUX_DOCS, ingest_into
 
@@ -50,7 +51,8 @@ async def quoted_answers(library: Library, question_files: list[Path]) -> dict[s
                 Question(text=q.question, selected_text=q.selected_text, history=q.history)
             )
             if answer.citations:  # a not-found answer links its suggested lessons on purpose
-                answers[q.id] = answer.text
+                # the quotes, without the answer's own italic note on a partial answer
+                answers[q.id] = answer.text.replace(f"*{messages.NEEDS_REVIEW_NOTE}*", "")
     return answers
 
 
