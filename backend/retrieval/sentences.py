@@ -38,7 +38,8 @@ QUESTION_WORD = (
     r"should|would|will|has|have)"
 )
 # "The driver remaps imu. What type is sent?": statements that set the scene for the question.
-_STATEMENT_END = re.compile(rf"(?<=\.)\s+(?={QUESTION_WORD}\b)", re.IGNORECASE)
+# "i.e." and "e.g." end no statement: "…, i.e. how many …" goes on asking.
+_STATEMENT_END = re.compile(rf"(?<=\.)(?<!\bi\.e\.)(?<!\be\.g\.)\s+(?={QUESTION_WORD}\b)", re.IGNORECASE)
 WINDOW = 2  # a claim and its explanation often span two sentences
 ANSWER_TYPE_BONUS = 0.15
 AMOUNT_MISSING = 0.05  # less evidence for "how many" in a window without a number

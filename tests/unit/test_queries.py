@@ -38,6 +38,8 @@ from backend.retrieval.query import Query
         # A statement, then its question; "and at what rate …" starts a question too.
         ("The driver remaps imu to /imu/data. What message type is sent and at what rate does it arrive?",
          ["The driver remaps imu to /imu/data", "What message type is sent", "at what rate does it arrive"]),
+        # "i.e." and "e.g." end no statement: the question goes on.
+        ("What is the default queue size, i.e. how many messages does a topic keep?", []),
     ],
 )
 def test_questions_that_ask_several_things_are_split(question: str, parts: list[str]) -> None:
