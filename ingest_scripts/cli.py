@@ -20,6 +20,7 @@ from rich.progress import (
 from rich.table import Table
 
 from backend.config import Settings
+from backend.retrieval.calibration import Calibration
 from backend.retrieval.embeddings import EmbeddingError, make_embedder
 from backend.retrieval.index import BookIndex, IndexUnavailable, open_client, validate_book_id
 from ingest_scripts.layouts import LAYOUTS, LayoutError
@@ -110,6 +111,7 @@ def print_plan(out: Console, plan: BookPlan, json_output: bool) -> None:
 def print_summary(out: Console, report: IngestReport) -> None:
     if report.unchanged:
         out.print(f"[green]✓[/] {report.book} ({report.layout}): unchanged ({report.pages} pages, {report.chunks} chunks) in {report.seconds:.1f}s")
+        _print_calibration(out, report.calibration)  # measured again when its method changed
         return
     if report.rebuild_reason:
         out.print(f"[yellow]rebuilt from scratch:[/] {report.rebuild_reason}")
@@ -118,8 +120,17 @@ def print_summary(out: Console, report: IngestReport) -> None:
         f"({report.embedded} embedded, {report.reused} reused, {report.removed} removed) in {report.seconds:.1f}s"
         + (f" ({report.embedded / report.seconds:.1f} passages/s)" if report.embedded and report.seconds else "")
     )
-    if report.calibration:
-        calibration = report.calibration
+    _print_calibration(out, report.calibration)
+    if report.dropped_questions:
+        out.print(f"  dropped {report.dropped_questions} quiz questions without an answer")
+    for problem in report.problems:
+        out.print(f"  [yellow]warning:[/] {problem}", highlight=False)
+    if report.skipped_files:
+        out.print(f"  skipped {len(report.skipped_files)} files (draft, unlisted, empty or not content): {', '.join(report.skipped_files)}")
+
+
+def _print_calibration(out: Console, calibration: Calibration | None) -> None:
+    if calibration:
         out.print(
             f"  calibrated on {calibration.probes - calibration.left_out} everyday questions"
             + (f" ({calibration.left_out} more the book is about left out)" if calibration.left_out else "")
@@ -127,9 +138,3 @@ def print_summary(out: Console, report: IngestReport) -> None:
             f"book above a best-passage similarity of {calibration.off_topic_similarity:.3f}, answered "
             f"from a support of {calibration.answerable:.3f}, confidently from {calibration.confident:.3f}"
         )
-    if report.dropped_questions:
-        out.print(f"  dropped {report.dropped_questions} quiz questions without an answer")
-    for problem in report.problems:
-        out.print(f"  [yellow]warning:[/] {problem}", highlight=False)
-    if report.skipped_files:
-        out.print(f"  skipped {len(report.skipped_files)} files (draft, unlisted, empty or not content): {', '.join(report.skipped_files)}")

@@ -39,9 +39,10 @@ OFF_TOPIC_QUANTILE = 0.9
 # The standard deviation, not a robust spread, because a book whose words happen to recur in
 # everyday questions (a "store" in a state-management guide) has a long tail that matters here.
 ANSWERABLE_SIGMAS = 3.0
-# However low chance falls, an answer holds at least as much evidence as a window with half
-# the question's (IDF-weighted) words and no semantic lift: a book of a few passages gives
-# everyday questions almost no support, and so no spread to measure a level from.
+# However low chance falls, an answer holds at least as much evidence as a window with a
+# quarter of the question's (IDF-weighted) words in a passage a quarter of the way from the
+# book's average similarity to a perfect match (the geometric mean of the two): a book of a few
+# passages gives everyday questions almost no support, and so no spread to measure a level from.
 ANSWERABLE_FLOOR = 0.25
 # Confident answers stand twice as far from chance as the answerable level.
 CONFIDENT_DISTANCE = 2.0
@@ -51,7 +52,7 @@ ABOUT_SIGMAS = 3.0
 MAD_TO_SIGMA = 1.4826  # the median absolute deviation of a normal distribution is 0.6745 sigma
 # Bump when what is measured changes, here or in how support is scored (retrieval/search.py,
 # sentences.py): a stored calibration of another method is measured again.
-METHOD = "everyday-80b-less-its-own/similarity-q90/support-mean+3sd-floor-0.25"
+METHOD = "everyday-80b-less-its-own/similarity-q90/geometric-support-mean+3sd-floor-0.25"
 
 
 class Calibration(BaseModel):

@@ -11,8 +11,9 @@ every embedding model:
 - semantic: the cosine similarity of the window's passage to the question, rescaled so that 0
   is the question's average similarity to the whole book and 1 a perfect match
   ((cos − mean) / (1 − mean)); it uses the vectors stored at ingest, so it costs no embedding.
-`support` is their mean; grounding/status.py turns it into an answer status. A change to how
-support is scored changes what a book's calibration measures: bump calibration.METHOD.
+`support` is their geometric mean (both must hold: see sentences.Window.support);
+grounding/status.py turns it into an answer status. A change to how support is scored changes
+what a book's calibration measures: bump calibration.METHOD.
 """
 
 import re
@@ -168,12 +169,14 @@ class BookCorpus:
     @staticmethod
     def semantic_scores(cosines: np.ndarray) -> np.ndarray:
         """Every passage's cosine similarity to the question, rescaled so that 0 is the
-        question's average similarity to the whole book and 1 a perfect match (floored at 0).
-        A book of one passage has no average to compare with: its score is the cosine."""
+        question's average similarity to the rest of the book and 1 a perfect match (floored
+        at 0). The rest, not the whole: in a book of a few passages the passage measured would
+        weigh in the very average it is measured against. A book of one passage has nothing
+        to compare with: its score is the cosine."""
         if not len(cosines):
             return np.zeros(0)
-        mean = cosines.mean() if len(cosines) > 1 else 0.0
-        return np.maximum(0.0, (cosines - mean) / (1 - mean))
+        others = (cosines.sum() - cosines) / (len(cosines) - 1) if len(cosines) > 1 else np.zeros(1)
+        return np.maximum(0.0, (cosines - others) / (1 - others))
 
     def page_chunks(self, source_path: str) -> list[Chunk]:
         return self._by_page.get(source_path, [])

@@ -6,6 +6,7 @@ pick the sentences of the offline model's extractive answer.
 """
 
 import html
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -180,6 +181,19 @@ class Window:
 
     @property
     def support(self) -> float:
+        """The geometric mean of the two measures: an answer both says the question's words
+        and is about what it asks. Their plain mean let one make up for the other, so a word
+        that happens to recur ("Cash: money … under your mattress" for "How do I choose a
+        good mattress?", lexical 0.72, semantic 0.07) counted as much as a passage about the
+        question, and such chance matches set a book's answerable level high."""
+        return math.sqrt(max(self.lexical, 0.0) * max(self.semantic, 0.0))
+
+    @property
+    def closeness(self) -> float:
+        """How close the window comes to the question, for choosing among windows already taken
+        as evidence: the plain mean of the two measures, since a sentence that holds all of the
+        question's words is the better quote even in a passage a little less similar overall
+        (a section's definition, in the chunk the section's later sentences outscore)."""
         return (self.lexical + self.semantic) / 2
 
     @property
@@ -204,9 +218,9 @@ class Window:
         return self.support
 
     def answer_fit(self, question: str) -> float:
-        """Support, plus a bonus when the window has the kind of statement the question asks
+        """Closeness, plus a bonus when the window has the kind of statement the question asks
         for (a number for "how many", a definition for "what is"); used to pick sentences."""
-        fit = self.support
+        fit = self.closeness
         if _ASKS_QUANTITY.search(question) and self.gives_amount:
             fit += ANSWER_TYPE_BONUS
         if (_ASKS_DEFINITION.search(question) and _DEFINES.search(self.text)) or _defines_subject(

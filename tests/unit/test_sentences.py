@@ -1,9 +1,10 @@
 """Sentences of a passage, the windows quoted from them, and how overlapping windows are kept apart."""
 
+import numpy as np
 import pytest
 
 from backend.retrieval import lexical
-from backend.retrieval.search import EVIDENCE_WINDOWS, _distinct
+from backend.retrieval.search import EVIDENCE_WINDOWS, BookCorpus, _distinct
 from backend.retrieval.sentences import (
     CANNOT_ANSWER,
     Window,
@@ -108,7 +109,7 @@ def test_a_lone_lead_in_is_not_a_window() -> None:
 )
 def test_a_question_about_an_acronym_prefers_its_expansion(question: str, text: str, fits: bool) -> None:
     window = Window("c", split_sentences("c", text), lexical=0.5)
-    assert (window.answer_fit(question) > window.support) is fits
+    assert (window.answer_fit(question) > window.closeness) is fits
 
 
 @pytest.mark.parametrize(
@@ -127,7 +128,7 @@ def test_a_definition_question_prefers_the_sentence_that_defines_its_subject(
     question: str, text: str, fits: bool
 ) -> None:
     window = Window("c", split_sentences("c", text), lexical=0.5)
-    assert (window.answer_fit(question) > window.support) is fits
+    assert (window.answer_fit(question) > window.closeness) is fits
 
 
 def test_a_paragraph_after_a_list_is_a_sentence_of_its_own() -> None:
@@ -223,3 +224,24 @@ def test_code_in_prose_reads_as_the_page_shows_it_and_still_gives_a_way() -> Non
 )
 def test_an_acronym_is_spelled_out_by_its_words_initials(acronym: str, text: str, spelled: bool) -> None:
     assert spelled_out(acronym, text) is spelled
+
+
+def test_support_asks_for_both_the_words_and_the_subject() -> None:
+    """A word that happens to recur ("under your mattress" in a ledger guide) in a passage far
+    from the question is weak evidence however many of the question's words it holds; a
+    window that holds fewer of them in a passage about the question is stronger."""
+    sentences = list(split_sentences("c", "Keep the cash you hold under your mattress in a Cash account."))
+    chance = Window("c", sentences, lexical=0.72, semantic=0.07)
+    about = Window("c", sentences, lexical=0.45, semantic=0.45)
+    assert chance.support < 0.25 < about.support
+    # Choosing among windows taken as evidence still weighs the words as much as the passage.
+    assert chance.closeness == pytest.approx(0.395)
+
+
+def test_a_passage_is_measured_against_the_rest_of_the_book() -> None:
+    """Its semantic score is 0 at the question's average similarity to the other passages: in
+    a book of two, the better passage is measured against the other one, not against an
+    average it makes up half of."""
+    scores = BookCorpus.semantic_scores(np.array([0.6, 0.2]))
+    assert scores[0] == pytest.approx((0.6 - 0.2) / (1 - 0.2)) and scores[1] == 0.0
+    assert BookCorpus.semantic_scores(np.array([0.42]))[0] == pytest.approx(0.42)
