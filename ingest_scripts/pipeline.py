@@ -8,7 +8,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
 import numpy as np
@@ -200,7 +200,25 @@ def plan_markdown(
         pages.append(parsed.page)
         chunks.extend(parsed.chunks)
         dropped += parsed.dropped_questions
+    _lessons_when_they_overview_nothing(pages, chunks)
     return BookPlan(pages, chunks, dropped, skipped, layout.name)
+
+
+def _lessons_when_they_overview_nothing(pages: list[Page], chunks: list[Chunk]) -> None:
+    """An index page (a folder's README, index, or the page named like its folder) overviews
+    the pages in its folder, and an overview restates them (it ranks below a lesson); one with
+    no other page there (Redux's style-guide/style-guide.md, its category's only page) says it
+    in full, as a lesson does."""
+    paths = [page.source_path for page in pages]
+    alone = set()
+    for page in pages:
+        folder = PurePosixPath(page.source_path).parent.as_posix()
+        inside = "" if folder == "." else f"{folder}/"
+        if page.kind == "index" and not any(p != page.source_path and p.startswith(inside) for p in paths):
+            alone.add(page.source_path)
+    for record in [*pages, *chunks]:
+        if record.source_path in alone:
+            record.kind = "lesson"
 
 
 def pdf_files(root: Path) -> list[Path]:

@@ -419,3 +419,18 @@ def test_plain_markdown_links_to_the_files_with_githubs_anchors(tmp_path: Path) 
         "https://github.com/o/r/blob/main/guide/intro.md#getting-started",
         "https://github.com/o/r/blob/main/guide/intro.md#setup--install",
     ]
+
+
+def test_an_index_page_overviews_the_pages_of_its_folder_and_alone_is_a_lesson(tmp_path: Path) -> None:
+    """A folder's README, index or page named like its folder introduces the pages beside it
+    and ranks as an overview; one that is its folder's only page (a category of one long
+    page) says it all itself: a lesson."""
+    root = write_book(tmp_path / "book", {
+        "docs/guides/index.md": f"# Guides\n\nThe guides below. {PROSE}\n",
+        "docs/guides/setup.md": f"# Setup\n\nInstall it. {PROSE}\n",
+        "docs/style-guide/style-guide.md": f"# Style Guide\n\nName actions as events. {PROSE}\n",
+    })
+    plan = plan_book(root / "docs", "book", layout_name="docusaurus")
+    kinds = {page.source_path: page.kind for page in plan.pages}
+    assert kinds == {"guides/index.md": "index", "guides/setup.md": "lesson", "style-guide/style-guide.md": "lesson"}
+    assert {c.kind for c in plan.chunks if c.source_path == "style-guide/style-guide.md"} == {"lesson"}
