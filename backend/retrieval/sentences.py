@@ -100,11 +100,12 @@ _YEAR = re.compile(rf"\b(?:1[89]|20)\d{{2}}\b|{_DATE.pattern}", re.IGNORECASE)
 # spellings a book may use for it.
 _UNITS = [
     r"hz|hertz", r"khz|kilohertz", r"mhz|megahertz", r"ghz|gigahertz", r"fps|frames per second",
-    r"ms|milliseconds?", r"s|secs?|seconds?", r"min|minutes?", r"h|hrs?|hours?",
+    r"ns|nanoseconds?", r"µs|us|microseconds?", r"ms|milliseconds?", r"s|secs?|seconds?",
+    r"min|minutes?", r"h|hrs?|hours?", r"days?", r"weeks?",
     r"mm|millimet(?:er|re)s?", r"cm|centimet(?:er|re)s?", r"m|met(?:er|re)s?",
     r"km|kilomet(?:er|re)s?",
     r"kg|kilograms?", r"g|grams?", r"nm|newton[- ]?met(?:er|re)s?", r"n|newtons?",
-    r"°|deg|degrees?", r"rad|radians?", r"kb|kilobytes?", r"mb|megabytes?", r"gb|gigabytes?",
+    r"°|deg|degrees?", r"rad|radians?", r"b|bytes?", r"kb|kilobytes?", r"mb|megabytes?", r"gb|gigabytes?",
     r"w|watts?", r"v|volts?", r"%|percent",
 ]
 _ASKS_UNIT = re.compile(

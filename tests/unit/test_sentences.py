@@ -160,6 +160,8 @@ def test_a_window_without_a_number_is_weaker_evidence_for_a_question_that_asks_f
         ("What's the price of a RealSense D435?", "A D435 is about 300 USD.", "A D435 has a 10 m range."),
         ("What sample rate (in kHz) does Whisper need?", "Audio is resampled to 16 kHz.", "Audio is resampled to 16000 samples."),
         ("How many milliseconds does depth processing take?", "It takes 200 ms.", "It takes 0.2 s on a CPU."),
+        ("How many nanoseconds does a frozen instance cost?", "It takes 425 ns.", "It is 1.2 times slower."),
+        ("How many bytes does a slotted instance save?", "It saves 48 bytes.", "It saves half the memory."),
         ("On what date was version 2.0 released?", "Version 2.0 shipped on December 4, 2023.",
          "Version 2.0 has been available since 2023."),
         ("What exact date did the beta start?", "The beta started 2024-03-01.", "The beta started in spring."),
