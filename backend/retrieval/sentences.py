@@ -26,6 +26,13 @@ _MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)")  # emphasis, ou
 # snake_case names and a lone "_id" keep theirs.
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w\\])_(?=\S)([^_\n]*?\S)_(?!\w)")
 _QUOTE_MARK = re.compile(r"^>\s*")
+# A sentence that only sends the reader elsewhere ("See Deploying to Production for deployment
+# options.", "If you haven't yet, take a look at the Middleware section …") names where an answer
+# is; quoted, it answers nothing (its link is not shown either).
+_POINTS_ELSEWHERE = re.compile(
+    r"^(?:if [^,]{0,60}, )?(?:please )?(?:see|take a look at|check out|refer to|have a look at)\b",
+    re.IGNORECASE,
+)
 # A code span (a run of backticks, its text, the same run) as the page shows it: its text, set
 # in another font, without the backticks (so a quote reads, and matches the page's text, as "s1
 # was moved into s2"); kept when its text would read as markup without them (`*args`, `[i]`,
@@ -322,6 +329,8 @@ def split_sentences(chunk_id: str, markdown: str) -> tuple[Sentence, ...]:
     def add(text: str, code: bool = False) -> None:
         shown = text if code else _CODE_SPAN.sub(_as_shown, text)
         terms = frozenset(lexical.terms(shown, compounds=False))
+        if not code and _POINTS_ELSEWHERE.match(shown):
+            return  # "See Deploying to Production for …" sends the reader elsewhere: no answer
         if len(shown) > 3 and terms and not shown.endswith("?"):  # a question answers nothing
             sentences.append(Sentence(chunk_id, len(sentences), shown, terms, code, not code and "`" in text))
 

@@ -92,6 +92,12 @@ A) Operating system that replaces Linux
     ]
 
 
+def test_a_sentence_that_only_points_elsewhere_is_never_quoted() -> None:
+    text = ("Run the server with gunicorn. See Deploying to Production for the options. If you "
+            "haven't yet, take a look at the Middleware section. You will see a new tab.")
+    assert [s.text for s in split_sentences("p", text)] == ["Run the server with gunicorn.", "You will see a new tab."]
+
+
 def test_a_lone_lead_in_is_not_a_window() -> None:
     text = "Here is a minimal URDF for an arm:\n\n```xml\n<cylinder length=\"0.3\" radius=\"0.05\"/>\n```"
     windows = rank_windows(lexical.terms("URDF arm cylinder"), split_sentences("u", text), lambda _: 1.0, 5)
