@@ -433,3 +433,60 @@ async def test_a_how_to_is_answered_by_a_way_not_by_a_requirement(tmp_path) -> N
     assert [s.lesson for s in install.suggestions][:1] == ["Before You Start"]
     assert calibrate.status == "found" and calibrate.text.startswith("To calibrate the arm, you move")
     assert needed.status == "found"  # not a how-to: the requirement answers it
+
+
+FAQ_BOOK = {
+    "01-guide/01-servos.md": """---
+title: Servo Motors
+---
+# Servo Motors
+
+## What Is a Servo?
+
+A servo is a motor with a built-in position sensor and controller. After you send a command,
+the servo is moving at once and keeps moving until its sensor reads the commanded angle, then
+holds it. Servos are moving parts of almost every arm.
+""",
+    "01-guide/02-power.md": """---
+title: Power
+---
+# Power
+
+## Batteries
+
+The arm runs from a 12 V lithium battery pack that lasts about four hours of normal use.
+
+## Wiring
+
+Power and data run in one cable from the controller board to the first joint of the arm.
+
+## Cameras
+
+A wrist camera streams images at thirty frames per second over USB to the main computer.
+""",
+    "02-faq/01-faq.md": """---
+title: FAQ
+---
+# FAQ
+
+## Why isn't my servo moving after I send a command?
+
+Torque is off after power-up. Enable torque with the enable command first; until then the servo
+ignores position commands.
+""",
+}
+
+
+async def test_a_section_whose_heading_asks_the_readers_question_answers_it(tmp_path) -> None:
+    """A FAQ heading that is the reader's question (most of its words theirs and most of theirs
+    its) marks its section as the answer; "What Is a Servo?" is not the question "Do I need a
+    12 V supply to run a servo?", and a heading that asks nothing asks no question."""
+    with library_of(tmp_path, FAQ_BOOK, "faq") as library:
+        corpus = library.engine().retriever.corpus
+        faq, servo = (corpus.page_chunks(path)[0] for path in ("02-faq/01-faq.md", "01-guide/01-servos.md"))
+        asked = lexical.terms("my servo is not moving after I send a command", compounds=False)
+        assert corpus.heading_asks(faq, asked)
+        assert not corpus.heading_asks(servo, lexical.terms("Do I need a 12 V supply to run a servo?", compounds=False))
+        answer, _ = await ask(library.engine(), "my servo is not moving after I send a command")
+    assert answer.text.startswith("Torque is off after power-up.")
+    assert answer.citations[0].source_path == "02-faq/01-faq.md"
