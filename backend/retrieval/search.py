@@ -18,7 +18,7 @@ what a book's calibration measures: bump calibration.METHOD.
 
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
@@ -33,7 +33,6 @@ from backend.retrieval.index import BookIndex, ScoredChunk
 from backend.retrieval.models import Chunk, Page
 from backend.retrieval.query import Query
 from backend.retrieval.sentences import (
-    ANSWER_TYPE_BONUS,
     CANNOT_ANSWER,
     WINDOW,
     Sentence,
@@ -126,19 +125,6 @@ class BookCorpus:
         if heading is None:
             heading = self._heading_terms[chunk.heading] = frozenset(lexical.terms(chunk.heading, compounds=False))
         return lexical.weighted_share(heading, query_terms, self.idf)
-
-    def heading_asks(self, chunk: Chunk, question_terms: Iterable[str]) -> bool:
-        """Whether the chunk's heading is a question ("Why isn't my component re-rendering?")
-        that is the reader's: more than half of its words (IDF-weighted) are the question's and
-        more than half of the question's are its. "What Is Isaac ROS?" is not the question "Do
-        I need an NVIDIA GPU to run Isaac ROS?": it holds few of that question's words."""
-        if not chunk.heading.rstrip().endswith("?"):
-            return False
-        asked = frozenset(question_terms)
-        heading = frozenset(lexical.terms(chunk.heading, compounds=False))
-        return min(
-            lexical.weighted_share(heading, asked, self.idf), lexical.weighted_share(asked, heading, self.idf)
-        ) > 0.5
 
     def rank_lexical(self, query: str, limit: int, inside: np.ndarray) -> list[tuple[str, float]]:
         """(chunk id, BM25 score) of the best `limit` chunks among those `inside` (in_scope)."""
@@ -358,11 +344,8 @@ class Retriever:
         # A lesson says it in full; a summary or overview restates it: quote the lesson.
         question = query.whole
         rank = {hit.chunk.id: i for i, hit in enumerate(hits)}
-        # A section whose heading asks the reader's question (a FAQ's) is the answer to it.
-        answers_it = {hit.chunk.id: corpus.heading_asks(hit.chunk, asked) for hit in hits}
         windows.sort(
-            key=lambda w: (w.answer_fit(question) + ANSWER_TYPE_BONUS * answers_it[w.chunk_id])
-            * KIND_PRIOR[kind[w.chunk_id]]
+            key=lambda w: w.answer_fit(question) * KIND_PRIOR[kind[w.chunk_id]]
             + SEARCH_RANK_PRIOR * (1 - rank[w.chunk_id] / len(hits)),
             reverse=True,
         )
