@@ -83,10 +83,13 @@ def names(text: str) -> dict[str, list[str]]:
 
 
 def weighted_share(asked: Iterable[str], present: Iterable[str], idf: Callable[[str], float]) -> float:
-    """The IDF-weighted share of the `asked` terms that `present` holds (0 when none asked)."""
+    """The IDF-weighted share of the `asked` terms that `present` holds (0 when none asked).
+    Summed exactly (fsum): a set's order changes with the process's string hashing, and a float
+    sum in another order can differ in its last bit, which broke ties between windows
+    differently from one run to the next."""
     asked, present = frozenset(asked), frozenset(present)
-    total = sum(idf(t) for t in asked)
-    return sum(idf(t) for t in asked & present) / total if total else 0.0
+    total = math.fsum(idf(t) for t in asked)
+    return math.fsum(idf(t) for t in asked & present) / total if total else 0.0
 
 
 @lru_cache(maxsize=100_000)
@@ -160,7 +163,7 @@ class Postings:
         a term with it."""
         scores = np.zeros(self.size)
         matched = np.zeros(self.size, dtype=bool)
-        for term in set(query_terms):
+        for term in sorted(set(query_terms)):  # one order of float sums in every process (fsum above)
             if (posting := self._postings.get(term)) is None:
                 continue
             rows, weights = posting

@@ -1,6 +1,9 @@
 """The in-memory rankings (BM25 and dense) against Qdrant's own queries on the real book."""
 
 import itertools
+import os
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -126,3 +129,24 @@ def test_words_the_book_never_uses_rank_nothing(served: tuple[BookIndex, BookCor
 def test_an_acronyms_plural_has_the_acronyms_terms() -> None:
     assert lexical.terms("VLAs and GPUs", compounds=False) == lexical.terms("VLA and GPU", compounds=False)
     assert lexical.terms("Is it ROS2?", compounds=False) == ["ros", "2"]  # "Is" is no plural
+
+
+def test_scores_are_the_same_in_every_process_whatever_its_string_hashing() -> None:
+    """A set of terms is iterated in the order of the process's string hashes; float sums taken
+    in that order differed in their last bit from one run to the next and broke ties between
+    windows differently. The shares and BM25 scores are now the same in every process."""
+    program = (
+        "from backend.retrieval import lexical\n"
+        "words = [f'w{i}' for i in range(60)]\n"
+        "docs = [[w for j, w in enumerate(words) if (i * 7 + j) % (i % 5 + 2) == 0] for i in range(40)]\n"
+        "postings = lexical.Postings(docs)\n"
+        "asked = words[::2]\n"
+        "print([repr(lexical.weighted_share(asked, d, postings.idf)) for d in docs])\n"
+        "print(repr(postings.scores(asked)[0].tolist()))\n"
+    )
+    runs = {
+        subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+        for seed in ("1", "2", "3", "4")
+    }
+    assert len(runs) == 1
