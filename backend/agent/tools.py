@@ -51,9 +51,7 @@ async def search_book_content(
     result = await asyncio.to_thread(
         state.retriever.search, searched, state.top_k, module=module, lesson=lesson
     )
-    state.searched[searched] = result.evidence.support
-    if result.evidence.support >= state.evidence.support:
-        state.evidence = result.evidence
+    state.weigh(searched, result.evidence)
     passages = [_passage(state, hit) for hit in result.hits]
     by_id = {hit.chunk.id: hit for hit in result.hits}
     key_sentences = [

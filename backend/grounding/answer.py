@@ -84,7 +84,10 @@ def _answers_every_part(state: RunState, answer: str) -> bool:
 def suggest(state: RunState) -> list[Suggestion]:
     """The lessons of the best retrieved passages, full lessons before summaries, each linked
     to where it begins (a PDF chapter to its first page)."""
-    hits = sorted(state.sources.values(), key=lambda h: (h.chunk.kind != "lesson", -h.score))
+    hits = sorted(
+        state.sources.values(),
+        key=lambda h: (h.chunk.kind != "lesson", -h.score, h.chunk.source_path, h.chunk.position),
+    )
     corpus = state.retriever.corpus
     seen: dict[str, Suggestion] = {}
     for hit in hits:

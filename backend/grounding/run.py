@@ -16,16 +16,28 @@ class RunState:
     top_k: int = 6
     sources: dict[str, ScoredChunk] = field(default_factory=dict)  # ref ("S1") → passage
     evidence: Evidence = field(default_factory=Evidence)  # the strongest seen in this run
+    evidence_query: Query | None = None  # the search that found it
     searched: dict[Query, float] = field(default_factory=dict)  # query → support it found
 
     def register(self, hit: ScoredChunk) -> str:
-        """The run-wide ref of a passage; the same passage keeps its first ref."""
+        """The run-wide ref of a passage; the same passage keeps its first ref and its best
+        score (searches run at once finish in any order)."""
         for ref, known in self.sources.items():
             if known.chunk.id == hit.chunk.id:
+                if hit.score > known.score:
+                    self.sources[ref] = hit
                 return ref
         ref = f"S{len(self.sources) + 1}"
         self.sources[ref] = hit
         return ref
+
+    def weigh(self, query: Query, evidence: Evidence) -> None:
+        """Keeps the strongest evidence of the run's searches, the same whichever finishes
+        first: of two as strong, the one whose query sorts first."""
+        self.searched[query] = evidence.support
+        best = (-self.evidence.support, repr(self.evidence_query)) if self.evidence_query else None
+        if best is None or (-evidence.support, repr(query)) < best:
+            self.evidence, self.evidence_query = evidence, query
 
     def ref_of(self, chunk_id: str) -> str | None:
         return next((r for r, h in self.sources.items() if h.chunk.id == chunk_id), None)

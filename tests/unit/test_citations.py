@@ -47,3 +47,29 @@ def test_text_without_markers_passes_through_unchanged(sources) -> None:
     text, stream = run(sources, ["Plain [text] with brackets", " and [links](x)."])
     assert text == "Plain [text] with brackets and [links](x)."
     assert stream.citations() == []
+
+
+def test_a_run_keeps_the_same_evidence_and_sources_whichever_search_finishes_first() -> None:
+    """The searches of one turn run at once and finish in any order: the run keeps the
+    strongest evidence (of two as strong, the one whose query sorts first) and each passage's
+    best score, so its grade and its suggested lessons do not depend on thread timing."""
+    from backend.grounding.run import RunState
+    from backend.question import Question
+    from backend.retrieval.query import Query
+    from backend.retrieval.search import Evidence
+
+    searches = [(Query("servo torque"), Evidence(support=0.5, topical=0.3)),
+                (Query("servo"), Evidence(support=0.5, topical=0.4)),
+                (Query("torque"), Evidence(support=0.2, topical=0.9))]
+    kept = set()
+    for order in (searches, searches[::-1], [searches[1], searches[2], searches[0]]):
+        state = RunState(Question(text="Why does the servo lose torque?"), retriever=None)  # type: ignore[arg-type]
+        for query, evidence in order:
+            state.weigh(query, evidence)
+        kept.add((state.evidence_query, state.evidence.topical))
+        assert state.searched == {query: evidence.support for query, evidence in searches}
+    assert kept == {(Query("servo torque"), 0.3)}  # "…servo torque'…" sorts before "…servo'…"
+    state = RunState(Question(text="?"), retriever=None)  # type: ignore[arg-type]
+    first = hit("a")
+    ref = state.register(ScoredChunk(first.chunk, 0.1))
+    assert state.register(ScoredChunk(first.chunk, 0.3)) == ref and state.sources[ref].score == 0.3
