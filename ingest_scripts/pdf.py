@@ -36,6 +36,7 @@ from ingest_scripts.markdown import (
 )
 
 _HYPHENS = "-\u00ad\u0002\ufffe"  # a hyphen, a soft hyphen, PDFium's marks of a line-end hyphen
+_NUMBERED = re.compile(r"([^\W\d_]+)\s+(?:\d+|[IVXLCDM]+|[A-Z])[.:)]?(?:\s|$)")
 _PAGE_NUMBER = re.compile(
     r"\W*(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|/)\s*\d+)?\W*", re.IGNORECASE
 )
@@ -441,29 +442,66 @@ def _paragraph_text(lines: list[Line], vocabulary: set[str]) -> str:
 def chunk_pdf(pdf: PdfFile, source_path: str, *, book: str, module: str, url: str) -> list[ParsedPage]:
     """The document's pages as Lectern pages: one per chapter when its top level (below a single
     title entry) has two headings or more, else one for the whole document. A chapter's page is
-    `{file}#{n}`, titled after its heading, in the module named after the document; a document
-    without chapters is one page titled after itself, in `module`. `url` opens the file."""
+    `{file}#{n}`, titled after its heading, in the module named after the document, or after
+    the part it is in (see _parts); a document without chapters is one page titled after itself,
+    in `module`. `url` opens the file."""
     title = pdf.title or humanize(source_path)
     headings = Counter(block.level for block in pdf.blocks if block.kind == "heading")
     chapter_level = next((level for level in sorted(headings) if headings[level] >= 2), None)
     if chapter_level is None:
         above = min(headings, default=1) - 1
         return [_parsed(pdf.blocks, source_path, source_path, title, module, book, url, above, titled_kind(title))]
-    chapters: list[tuple[str, list[Block]]] = [(title, [])]
+    parts = _parts(pdf.blocks, chapter_level)
+    # (title, module, level of its heading, blocks) of each chapter, and of each part's own opening
+    chapters: list[tuple[str, str, int, list[Block]]] = [(title, title, chapter_level, [])]
+    part = ""
     for block in pdf.blocks:
         if block.kind == "heading" and block.level < chapter_level:
-            continue  # a part, or the document's own title: its chapters say more
+            continue  # the document's own title: its chapters say more
         if block.kind == "heading" and block.level == chapter_level:
-            chapters.append((block.text, [block]))
+            part = block.text if block.text in parts else ""
+            chapters.append((block.text, part or title, chapter_level, [block]))
+        elif block.kind == "heading" and part and block.level == chapter_level + 1:
+            chapters.append((block.text, part, chapter_level + 1, [block]))
         else:
-            chapters[-1][1].append(block)
+            chapters[-1][3].append(block)
     pages: list[ParsedPage] = []
-    for number, (chapter, blocks) in enumerate(chapters):
+    for number, (chapter, in_module, level, blocks) in enumerate(chapters):
         if not any(block.kind == "text" for block in blocks):
             continue
         key = f"{source_path}#{number:03d}"
-        pages.append(_parsed(blocks, key, key, chapter, title, book, url, chapter_level, titled_kind(chapter)))
+        pages.append(_parsed(blocks, key, key, chapter, in_module, book, url, level, titled_kind(chapter)))
     return pages
+
+
+def _parts(blocks: list[Block], chapter_level: int) -> set[str]:
+    """The top-level headings that are parts of the book, not chapters: those labelled as a
+    top-level heading is whose entries are mostly chapters, two or more, labelled as other
+    top-level headings are ("Part I. The Basic Knowledge" over "Chapter 2. The Basics" and
+    "Chapter 3. …", where "Chapter 1. Overview" is top-level too; "Part IV. Appendices" is a part
+    by its label). A part's chapters are pages in the part's module, as a site's pages are in
+    their folder's."""
+    top: list[tuple[str, list[str]]] = []
+    for block in blocks:
+        if block.kind == "heading" and block.level == chapter_level:
+            top.append((block.text, []))
+        elif block.kind == "heading" and block.level == chapter_level + 1 and top:
+            top[-1][1].append(block.text)
+    chapter_labels = {_label(heading) for heading, _ in top} - {None}
+
+    def holds_chapters(heading: str, below: list[str]) -> bool:
+        chapters = [child for child in below if _label(child) in chapter_labels - {_label(heading)}]
+        return len(chapters) >= 2 and 2 * len(chapters) > len(below)
+
+    part_labels = {_label(heading) for heading, below in top if holds_chapters(heading, below)} - {None}
+    return {heading for heading, _ in top if _label(heading) in part_labels}
+
+
+def _label(heading: str) -> str | None:
+    """The word a numbered heading opens with ("Chapter 2. The Basics" → "chapter", "Part IV"
+    → "part"), None for one that is not numbered."""
+    found = _NUMBERED.match(heading.strip())
+    return found.group(1).casefold() if found else None
 
 
 def _parsed(

@@ -117,6 +117,42 @@ def two_columns(path: Path) -> list[str]:
     return paragraphs
 
 
+# A book in parts, as a typeset manual is: a chapter before the first part, then parts whose
+# entries in the outline are chapters (with sections of their own) and, in the last part,
+# appendices. Each entry: (outline level, title, text or None).
+PARTED = [
+    (0, "Chapter 1. Welcome", "This manual explains how the station pumps and cleans water."),
+    (1, "About This Manual", "Each part covers one stage of the plant, from intake to upkeep."),
+    (0, "Part I. Basics", "This part introduces the machines of the plant."),
+    (1, "Chapter 2. Pumps", None),
+    (2, "Pump Types", "A centrifugal pump moves water with a spinning impeller."),
+    (2, "Pump Sizes", "A small pump moves two hundred litres a minute."),
+    (1, "Chapter 3. Valves", None),
+    (2, "Valve Types", "A gate valve opens fully so that water flows without resistance."),
+    (0, "Part II. Appendices", "Reference material for the operators."),
+    (1, "Appendix A. Glossary", None),
+    (2, "Terms", "An impeller is the rotating part of a centrifugal pump."),
+]
+
+
+def parted(path: Path) -> None:
+    pdf = FPDF(format="A4")
+    pdf.set_title("Station Manual")
+    for level, title, text in PARTED:
+        if level < 2:
+            pdf.add_page()
+        pdf.set_font("helvetica", "B", 20 - 3 * level)
+        pdf.start_section(title, level=level)
+        pdf.cell(0, 10, title)
+        pdf.ln(14)
+        if text:
+            pdf.set_font("helvetica", size=11)
+            for _ in range(3):
+                pdf.multi_cell(0, 6, text)
+                pdf.ln(2)
+    pdf.output(str(path))
+
+
 def with_scanned_page(path: Path, image_dir: Path) -> None:
     """Page 1 has text; page 2 is only a picture of text (no text layer)."""
     picture = image_dir / "scan.png"

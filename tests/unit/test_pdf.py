@@ -94,6 +94,32 @@ def test_chapters_become_pages_whose_passages_know_their_pages(handbook) -> None
     assert {c.first_page for c in storm} == {1, 2} or any(len(c.page_starts) > 1 for c in storm)
 
 
+def test_a_book_in_parts_has_its_chapters_as_pages_in_the_parts_modules(tmp_path: Path) -> None:
+    """A part's entries that are chapters ("Part I. Basics" over "Chapter 2. Pumps", where
+    "Chapter 1. Welcome" is at the top level) are pages of the part's module; a chapter outside
+    any part is in the document's; a part's own opening text is a page of its own."""
+    path = tmp_path / "manual.pdf"
+    pdfs.parted(path)
+    pages = chunk_pdf(read_pdf(path, "manual.pdf"), "manual.pdf", book="plant", module="Docs", url="/f")
+    assert [(p.page.title, p.page.module) for p in pages] == [
+        ("Chapter 1. Welcome", "Station Manual"),
+        ("Part I. Basics", "Part I. Basics"),
+        ("Chapter 2. Pumps", "Part I. Basics"),
+        ("Chapter 3. Valves", "Part I. Basics"),
+        ("Part II. Appendices", "Part II. Appendices"),
+        ("Appendix A. Glossary", "Part II. Appendices"),
+    ]
+    # A chapter's sections are one level below it, wherever the chapter sits in the outline.
+    assert [[(c.section, c.first_page) for c in p.chunks] for p in pages] == [
+        [("", 1), ("About This Manual", 2)],
+        [("", 3)],
+        [("Pump Types", 4), ("Pump Sizes", 4)],
+        [("Valve Types", 5)],
+        [("", 6)],
+        [("Terms", 7)],
+    ]
+
+
 def test_scanned_encrypted_truncated_and_foreign_files_say_why(tmp_path: Path, handbook) -> None:
     pdfs.with_scanned_page(tmp_path / "scan.pdf", tmp_path)
     assert read_pdf(tmp_path / "scan.pdf", "scan.pdf").scanned_pages == [2]
