@@ -24,6 +24,7 @@ class Gold(BaseModel):
     file: str
     heading: str = ""
     page: int | None = None  # of a PDF: the page that holds the supporting passage
+    source: str = ""  # of a PDF's gold: the file of the book's other edition it was placed from
 
 
 def hits(gold: Gold, cited: "CitedSource") -> bool:
@@ -99,11 +100,12 @@ async def run(engine: AnswerEngine, questions: Iterable[EvalQuestion]) -> list[E
 
 
 def _passages(gold: list[Gold]) -> list[list[Gold]]:
-    """The gold grouped by the passage it places (file and heading): a PDF question's passage
-    may be on any of several pages, and covering a lesson means citing one of them."""
+    """The gold grouped by the passage it places (its file, and the lesson it was placed from
+    or else its heading): a PDF question's passage may be on any of several pages, and
+    covering a lesson means citing one of them."""
     grouped: dict[tuple[str, str], list[Gold]] = {}
     for g in gold:
-        grouped.setdefault((g.file, g.heading), []).append(g)
+        grouped.setdefault((g.file, g.source or g.heading), []).append(g)
     return list(grouped.values())
 
 
@@ -133,9 +135,8 @@ def score(questions: list[EvalQuestion], results: list[EvalResult]) -> dict[str,
             if q.kind == "unanswerable":
                 metrics.setdefault("abstention", []).append(r.status == "not_found" and not cited)
             if q.kind == "cross_lesson":
-                metrics.setdefault("cross_lesson_coverage", []).append(
-                    all(any(hits(g, c) for g in passage for c in cited) for passage in _passages(q.gold))
-                )
+                covered = [any(hits(g, c) for g in passage for c in cited) for passage in _passages(q.gold)]
+                metrics.setdefault("cross_lesson_coverage", []).append(all(covered))
     report: dict[str, dict[str, float | None]] = {}
     for group, metrics in rows.items():
         report[group] = {name: _rate(values) for name, values in metrics.items()}

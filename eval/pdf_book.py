@@ -104,7 +104,8 @@ def placed(question: dict, texts: list[str], ranges: dict[str, range], pdf_name:
         heading = _normal(entry.get("heading", ""))
         if not holding and heading:
             holding = [p for p in lesson if heading in texts[p - 1]][:1]
-        gold += [{"file": pdf_name, "heading": entry.get("heading", ""), "page": p} for p in holding]
+        heading = entry.get("heading", "")
+        gold += [{"file": pdf_name, "heading": heading, "page": p, "source": entry["file"]} for p in holding]
     if question.get("gold") and not gold:
         return None
     return question | {"gold": gold}

@@ -75,7 +75,8 @@ def placed(
         holding = [n for n, text in enumerate(pages, 1) if any(p in text for p in own)]
         if not holding and _unnumbered(entry.get("heading", "")) in headings:
             holding = [headings[_unnumbered(entry["heading"])]]
-        gold += [{"file": pdf_name, "heading": entry.get("heading", ""), "page": n} for n in holding]
+        heading = entry.get("heading", "")
+        gold += [{"file": pdf_name, "heading": heading, "page": n, "source": entry["file"]} for n in holding]
     if question.get("gold") and not gold:
         return None
     return question | {"gold": gold}

@@ -566,7 +566,8 @@ def _list_parts(node: LexborNode, depth: int) -> Iterator[str | Block]:
 
 
 def _only_links(item: LexborNode) -> bool:
-    """An item that is only links points elsewhere and states nothing (markdown.without_pointers)."""
+    """An item that is only links points elsewhere and states nothing (as in
+    markdown.without_pointers)."""
     if not item.css("a[href]"):
         return False
     rest = _inline(item, skip=_LIST_BREAKS | {"a"})

@@ -79,8 +79,11 @@ _DIRECTIVE_OPTIONS = re.compile(r"\A(?:[ \t]*:[\w-]+:.*(?:\n|\Z))+")  # ":class:
 # A list item that is only links ("- [Redux vs. the Context API](https://…)", a "Further
 # information" or "See also" list) points the reader elsewhere: it states nothing, and what it
 # names is on another page or site. Its line goes (unless lines of its own item follow it).
-_LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d{1,9}[.)])[ \t]+(?P<content>.*)$")
-_LABEL_PARAGRAPH = re.compile(r"(\*\*|__)[^*_\n]+\1:?")
+_LIST_ITEM = re.compile(
+    r"^(?P<indent>[ \t]*(?:>[ \t]*)*)(?:[-*+]|\d{1,9}[.)])[ \t]+(?P<content>.*)$"  # in a quote too
+)
+_FENCE_LINE = re.compile(r"^[ \t>]*(?:```|~~~)")
+_LABEL_PARAGRAPH = re.compile(r"(\*\*|__)[^*_\n.!?]{1,40}\1:?")  # "**Articles**", not a rule
 POINTER_SEPARATORS = re.compile(r"[\s,;:|·–—-]*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
 _QUIZ_QUESTION = re.compile(r"^\s*question\s*\d+", re.IGNORECASE)
@@ -176,11 +179,15 @@ def as_shown(markdown: str, references: frozenset[str] = frozenset()) -> str:
 
 
 def without_pointers(markdown_list: str, references: frozenset[str] = frozenset()) -> str:
-    """A list's markdown without the items that are only links (see _LIST_ITEM)."""
+    """A list's markdown without the items that are only links (see _LIST_ITEM); code in an
+    item is left as written."""
     lines = markdown_list.split("\n")
     kept: list[str] = []
+    in_code = False
     for number, line in enumerate(lines):
-        item = _LIST_ITEM.match(line)
+        if _FENCE_LINE.match(line):
+            in_code = not in_code
+        item = None if in_code else _LIST_ITEM.match(line)
         if item and _only_links(item["content"], references):
             following = next((later for later in lines[number + 1 :] if later.strip()), "")
             continues = not _LIST_ITEM.match(following) and _indent(following) > len(item["indent"])
@@ -195,7 +202,8 @@ def _only_links(text: str, references: frozenset[str]) -> bool:
         return match["text"] is not None and _is_link(match, references)
 
     rest = _INLINE.sub(lambda match: "" if link(match) else match[0], text)
-    return any(link(m) for m in _INLINE.finditer(text)) and POINTER_SEPARATORS.fullmatch(rest) is not None
+    links = any(link(m) for m in _INLINE.finditer(text))
+    return links and POINTER_SEPARATORS.fullmatch(rest) is not None
 
 
 def _indent(line: str) -> int:
@@ -304,14 +312,15 @@ def parse_blocks(source: str, body_start: int) -> list[Block]:
             if directive in _MYST_CODE:
                 kind = "fence"
             elif directive in _MYST_PROSE:
-                raw = _DIRECTIVE_OPTIONS.sub("", token.content)  # its body, as prose
+                # its body, as prose
+                raw = without_pointers(_DIRECTIVE_OPTIONS.sub("", token.content), references)
             else:
                 continue
         elif token.type in ("fence", "code_block"):
             kind = "fence"
         elif token.type == "table_open":
             kind = "table"
-        elif token.type in ("bullet_list_open", "ordered_list_open"):
+        elif token.type in ("bullet_list_open", "ordered_list_open", "blockquote_open"):
             raw = without_pointers(raw, references)
         elif token.type == "html_block":
             kind = "html"
@@ -331,7 +340,8 @@ def parse_blocks(source: str, body_start: int) -> list[Block]:
             opener = kind == "text" and bool(_ADMONITION_FENCE.fullmatch(raw.strip() + "\n"))
             raw = as_shown(raw, references).strip()
             if not raw:
-                if token.type.endswith("list_open") and blocks and _LABEL_PARAGRAPH.fullmatch(blocks[-1].text):
+                labelled = blocks and _LABEL_PARAGRAPH.fullmatch(blocks[-1].text)
+                if token.type.endswith("list_open") and labelled:
                     blocks.pop()  # "**Articles**" over a list of links only: a label of nothing
                 continue
         elif kind == "table":

@@ -470,7 +470,8 @@ def chunk_pdf(pdf: PdfFile, source_path: str, *, book: str, module: str, url: st
         if not any(block.kind == "text" for block in blocks):
             continue
         key = f"{source_path}#{number:03d}"
-        pages.append(_parsed(blocks, key, key, chapter, in_module, book, url, level, titled_kind(chapter)))
+        kind = titled_kind(chapter)
+        pages.append(_parsed(blocks, key, key, chapter, in_module, book, url, level, kind))
     return pages
 
 
@@ -493,7 +494,8 @@ def _parts(blocks: list[Block], chapter_level: int) -> set[str]:
         chapters = [child for child in below if _label(child) in chapter_labels - {_label(heading)}]
         return len(chapters) >= 2 and 2 * len(chapters) > len(below)
 
-    part_labels = {_label(heading) for heading, below in top if holds_chapters(heading, below)} - {None}
+    part_labels = {_label(heading) for heading, below in top if holds_chapters(heading, below)}
+    part_labels.discard(None)
     return {heading for heading, _ in top if _label(heading) in part_labels}
 
 

@@ -214,7 +214,8 @@ def _lessons_when_they_overview_nothing(pages: list[Page], chunks: list[Chunk]) 
     for page in pages:
         folder = PurePosixPath(page.source_path).parent.as_posix()
         inside = "" if folder == "." else f"{folder}/"
-        if page.kind == "index" and not any(p != page.source_path and p.startswith(inside) for p in paths):
+        beside = (p for p in paths if p != page.source_path and p.startswith(inside))
+        if page.kind == "index" and next(beside, None) is None:
             alone.add(page.source_path)
     for record in [*pages, *chunks]:
         if record.source_path in alone:

@@ -60,7 +60,10 @@ async def search_book_content(
             "lesson": by_id[w.chunk_id].chunk.lesson,
             "module": by_id[w.chunk_id].chunk.module,
             "text": w.text,
-            "support": round(w.answer_fit(searched.whole), 4),  # evidence, and fit to what is asked
+            # how well it fits what is asked (the plain mean of its two measures, plus an
+            # answer-type bonus): never below its evidence, on the scale of "support" below
+            # only roughly, so a window near the search's support is worth quoting too
+            "support": round(w.answer_fit(searched.whole), 4),
         }
         for w in result.evidence.windows[:KEY_SENTENCES]
         if w.chunk_id in by_id

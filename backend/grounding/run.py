@@ -33,10 +33,13 @@ class RunState:
 
     def weigh(self, query: Query, evidence: Evidence) -> None:
         """Keeps the strongest evidence of the run's searches, the same whichever finishes
-        first: of two as strong, the one whose query sorts first."""
-        self.searched[query] = evidence.support
-        best = (-self.evidence.support, repr(self.evidence_query)) if self.evidence_query else None
-        if best is None or (-evidence.support, repr(query)) < best:
+        first: of two as strong, the one whose query (text, then context) sorts first; and for
+        each query the most it found (a query searched twice, in a module and in the book)."""
+        self.searched[query] = max(evidence.support, self.searched.get(query, evidence.support))
+        best = self.evidence_query
+        if best is None or (-evidence.support, query.text, query.context) < (
+            -self.evidence.support, best.text, best.context
+        ):
             self.evidence, self.evidence_query = evidence, query
 
     def ref_of(self, chunk_id: str) -> str | None:

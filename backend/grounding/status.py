@@ -1,9 +1,9 @@
 """Answer status and confidence from the evidence (see retrieval/search.py), graded against
 the book's own calibration (retrieval/calibration.py).
 
-`support` is the geometric mean of two model-independent measures of the best sentence window: the
-IDF-weighted share of the question's terms it contains, and its passage's similarity to the
-question relative to the question's average similarity to the whole book. Where on that scale
+`support` is the geometric mean of two model-independent measures of the best sentence window:
+the IDF-weighted share of the question's terms it contains, and its passage's similarity to the
+question relative to the question's average similarity to the rest of the book. Where on that scale
 a book answers a question, and answers it confidently, is measured on each book at ingest.
 """
 

@@ -163,7 +163,7 @@ class Postings:
         a term with it."""
         scores = np.zeros(self.size)
         matched = np.zeros(self.size, dtype=bool)
-        for term in sorted(set(query_terms)):  # one order of float sums in every process (fsum above)
+        for term in sorted(set(query_terms)):  # the same order of float sums in every process
             if (posting := self._postings.get(term)) is None:
                 continue
             rows, weights = posting

@@ -9,7 +9,7 @@ every embedding model:
   words only of the query's context, "What is a ToF camera?" for "What is its range?", count
   as contained when the passage has them: they name the subject, the window answers);
 - semantic: the cosine similarity of the window's passage to the question, rescaled so that 0
-  is the question's average similarity to the whole book and 1 a perfect match
+  is the question's average similarity to the rest of the book and 1 a perfect match
   ((cos − mean) / (1 − mean)); it uses the vectors stored at ingest, so it costs no embedding.
 `support` is their geometric mean (both must hold: see sentences.Window.support);
 grounding/status.py turns it into an answer status. A change to how support is scored changes
@@ -60,6 +60,7 @@ PASSAGE_CONTEXT = 0.25
 # it, the last none): about what int8 rounding moves a fit by (the local model's int8 vectors
 # are 0.99 alike to its full-precision ones), so it orders windows that close and no others.
 SEARCH_RANK_PRIOR = 0.01
+_CODE_COMMENT = re.compile(r"\s(?:#|//)\s")  # where a line of an example turns to a comment
 PASTED_RUN = 3  # words in a row a question shares with a line of an example before it is theirs
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
 TERM_SETS = 4096  # passages whose term sets are kept made (searches read the same ones again)
@@ -176,7 +177,7 @@ class BookCorpus:
         if not len(cosines):
             return np.zeros(0)
         others = (cosines.sum() - cosines) / (len(cosines) - 1) if len(cosines) > 1 else np.zeros(1)
-        return np.maximum(0.0, (cosines - others) / (1 - others))
+        return np.maximum(0.0, (cosines - others) / np.maximum(1 - others, 1e-9))
 
     def page_chunks(self, source_path: str) -> list[Chunk]:
         return self._by_page.get(source_path, [])
@@ -420,18 +421,17 @@ def _written_in(sentence: Sentence, asked: str) -> bool:
     """Whether the reader wrote the sentence, word for word, into their question. A line of
     an example counts when most of its words are one run of the question: readers paste an
     error without its decorations ("cannot be sent between threads safely" for the compiler's
-    "error[E0277]: `Rc<Mutex<i32>>` cannot be sent between threads safely")."""
-    words = _words(sentence.text).split()
+    "error[E0277]: `Rc<Mutex<i32>>` cannot be sent between threads safely"). A line's comment
+    is not what it pastes ("max_vel_x: 0.5  # the maximum speed of the robot in m/s")."""
+    text = _CODE_COMMENT.split(sentence.text, 1)[0] if sentence.code else sentence.text
+    words = _words(text).split()
     if len(words) < 2:
         return False
     if not sentence.code or len(words) < PASTED_RUN:
         return f" {' '.join(words)} " in asked
-    shortest = max(PASTED_RUN, len(words) // 2 + 1)
-    return any(
-        f" {' '.join(words[start : start + size])} " in asked
-        for size in range(shortest, len(words) + 1)
-        for start in range(len(words) - size + 1)
-    )
+    run = max(PASTED_RUN, len(words) // 2 + 1)  # a longer run holds one of this length
+    runs = (" ".join(words[start : start + run]) for start in range(len(words) - run + 1))
+    return any(f" {words_in_a_row} " in asked for words_in_a_row in runs)
 
 
 def _distinct(windows: list[Window]) -> list[Window]:

@@ -27,10 +27,14 @@ _MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)")  # emphasis, ou
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w\\])_(?=\S)([^_\n]*?\S)_(?!\w)")
 _QUOTE_MARK = re.compile(r"^>\s*")
 # A sentence that only sends the reader elsewhere ("See Deploying to Production for deployment
-# options.", "If you haven't yet, take a look at the Middleware section …") names where an answer
-# is; quoted, it answers nothing (its link is not shown either).
+# options.", "If you haven't yet, take a look at the Middleware section …", "For more details,
+# see …") names where an answer is; quoted, it answers nothing (its link is not shown either).
+# One that goes on to say something ("See the timeout setting: it defaults to 30 seconds.") is
+# kept, and "check out" points only for a purpose ("Check out validators for more details", not
+# "Check out the main branch before you build.").
 _POINTS_ELSEWHERE = re.compile(
-    r"^(?:if [^,]{0,60}, )?(?:please )?(?:see|take a look at|check out|refer to|have a look at)\b",
+    r"^(?:(?:if|for more) [^,:;]{0,60}, )?(?:please )?"
+    r"(?:(?:see|take a look at|have a look at|refer to)\b|check out\b(?=[^:;]*\bfor\b))[^:;]*$",
     re.IGNORECASE,
 )
 # A code span (a run of backticks, its text, the same run) as the page shows it: its text, set
@@ -47,7 +51,9 @@ QUESTION_WORD = (
 )
 # "The driver remaps imu. What type is sent?": statements that set the scene for the question.
 # "i.e." and "e.g." end no statement: "…, i.e. how many …" goes on asking.
-_STATEMENT_END = re.compile(rf"(?<=\.)(?<!\bi\.e\.)(?<!\be\.g\.)\s+(?={QUESTION_WORD}\b)", re.IGNORECASE)
+_STATEMENT_END = re.compile(
+    rf"(?<=\.)(?<!\bi\.e\.)(?<!\be\.g\.)\s+(?={QUESTION_WORD}\b)", re.IGNORECASE
+)
 WINDOW = 2  # a claim and its explanation often span two sentences
 ANSWER_TYPE_BONUS = 0.15
 AMOUNT_MISSING = 0.05  # less evidence for "how many" in a window without a number
@@ -107,12 +113,13 @@ _YEAR = re.compile(rf"\b(?:1[89]|20)\d{{2}}\b|{_DATE.pattern}", re.IGNORECASE)
 # spellings a book may use for it.
 _UNITS = [
     r"hz|hertz", r"khz|kilohertz", r"mhz|megahertz", r"ghz|gigahertz", r"fps|frames per second",
-    r"ns|nanoseconds?", r"µs|us|microseconds?", r"ms|milliseconds?", r"s|secs?|seconds?",
+    r"ns|nanoseconds?", r"µs|microseconds?", r"ms|milliseconds?", r"s|secs?|seconds?",
     r"min|minutes?", r"h|hrs?|hours?", r"days?", r"weeks?",
     r"mm|millimet(?:er|re)s?", r"cm|centimet(?:er|re)s?", r"m|met(?:er|re)s?",
     r"km|kilomet(?:er|re)s?",
     r"kg|kilograms?", r"g|grams?", r"nm|newton[- ]?met(?:er|re)s?", r"n|newtons?",
-    r"°|deg|degrees?", r"rad|radians?", r"b|bytes?", r"kb|kilobytes?", r"mb|megabytes?", r"gb|gigabytes?",
+    r"°|deg|degrees?", r"rad|radians?",
+    r"bytes?", r"kb|kilobytes?", r"mb|megabytes?", r"gb|gigabytes?",
     r"w|watts?", r"v|volts?", r"%|percent",
 ]
 _ASKS_UNIT = re.compile(
@@ -355,12 +362,12 @@ def _without_emphasis(piece: str) -> str:
     """The emphasis marks of prose taken off, code spans left as written (`__init__`, `*args`)."""
     kept, start = [], 0
     for span in _CODE_SPAN.finditer(piece):
-        kept += [_plain(piece[start : span.start()]), span.group(0)]
+        kept += [_emphasis_taken_off(piece[start : span.start()]), span.group(0)]
         start = span.end()
-    return "".join([*kept, _plain(piece[start:])])
+    return "".join([*kept, _emphasis_taken_off(piece[start:])])
 
 
-def _plain(prose: str) -> str:
+def _emphasis_taken_off(prose: str) -> str:
     return _MARKUP.sub("", _UNDERSCORE_EMPHASIS.sub(r"\1", prose))
 
 

@@ -574,6 +574,38 @@ def test_list_items_that_are_only_links_point_elsewhere_and_are_not_passage_text
     assert "- [x] a task that is done" in text and "**Documentation**" in text
 
 
+def test_pointers_go_from_quotes_and_directives_but_code_and_rules_stay() -> None:
+    """A link-only item inside a blockquote or a MyST seealso goes as in a list; one inside a
+    code example is code; a bold rule over a list of links is a rule, not a label."""
+    source = f"""# T
+
+## Setup
+
+{paragraph(40)}
+
+1. Add this to the index:
+   ```md
+   - [Docs](https://example.org/docs)
+   ```
+
+> - [Quoted pointer](https://example.org/q)
+> - quoted words of its own
+
+```{{seealso}}
+- [Elsewhere](https://example.org/e)
+```
+
+**Never mutate state in a reducer, whatever the tutorials say.**
+
+- [Immutability](https://example.org/i)
+"""
+    text = "\n".join(c.text for c in chunks_of(source))
+    assert "- [Docs](https://example.org/docs)" in text
+    assert "Quoted pointer" not in text and "quoted words of its own" in text
+    assert "Elsewhere" not in text and "Immutability" not in text
+    assert "Never mutate state in a reducer, whatever the tutorials say." in text
+
+
 def test_myst_roles_targets_comments_and_directives_read_as_the_page_shows_them() -> None:
     """Sphinx's MyST markdown: roles show their text (code for a program's objects), target
     labels and comments show nothing, admonition directives are prose, code directives code,

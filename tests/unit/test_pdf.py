@@ -180,5 +180,12 @@ def test_eval_scores_pdf_citations_by_page() -> None:
     assert (both["first_citation_hit"], both["cross_lesson_coverage"]) == (1.0, 1.0)
     # A passage over two pages is covered by a citation of either.
     assert score([question], [result(13, 40)])["all"]["cross_lesson_coverage"] == 1.0
+    # Two lessons' passages under the same heading are two passages, told apart by their source.
+    same_heading = question.model_copy(update={"gold": [
+        question.gold[0].model_copy(update={"heading": "Example", "source": "pumps.md"}),
+        question.gold[2].model_copy(update={"heading": "Example", "source": "valves.md"}),
+    ]})
+    assert score([same_heading], [result(12)])["all"]["cross_lesson_coverage"] == 0.0
+    assert score([same_heading], [result(12, 40)])["all"]["cross_lesson_coverage"] == 1.0
     missed = score([question], [result(14, 40)])["all"]
     assert (missed["first_citation_hit"], missed["any_citation_hit"], missed["cross_lesson_coverage"]) == (0.0, 1.0, 0.0)

@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 
 from backend.retrieval import lexical
-from backend.retrieval.search import EVIDENCE_WINDOWS, BookCorpus, _distinct
+from backend.retrieval.search import EVIDENCE_WINDOWS, BookCorpus, _distinct, _words, _written_in
 from backend.retrieval.sentences import (
     CANNOT_ANSWER,
+    Sentence,
     Window,
     rank_windows,
     spelled_out,
@@ -94,8 +95,13 @@ A) Operating system that replaces Linux
 
 def test_a_sentence_that_only_points_elsewhere_is_never_quoted() -> None:
     text = ("Run the server with gunicorn. See Deploying to Production for the options. If you "
-            "haven't yet, take a look at the Middleware section. You will see a new tab.")
-    assert [s.text for s in split_sentences("p", text)] == ["Run the server with gunicorn.", "You will see a new tab."]
+            "haven't yet, take a look at the Middleware section. You will see a new tab. For more "
+            "details, see the API page. See the timeout setting: it defaults to 30 seconds. Check "
+            "out the main branch before you build. Check out validators for more details.")
+    assert [s.text for s in split_sentences("p", text)] == [
+        "Run the server with gunicorn.", "You will see a new tab.",
+        "See the timeout setting: it defaults to 30 seconds.", "Check out the main branch before you build.",
+    ]
 
 
 def test_a_lone_lead_in_is_not_a_window() -> None:
@@ -184,6 +190,9 @@ def test_a_window_without_a_value_of_the_asked_kind_cannot_answer(question: str,
     assert without.evidence("What is the computational cost of stereo matching?") > CANNOT_ANSWER  # no price
     assert without.evidence("When is the costmap updated?") == without.support  # asks no date
     assert without.evidence("When was the store created?") == without.support  # a step, as often
+    # "us" and "B" are not units when a question names a region, a language or a tree.
+    for asks_no_unit in ("Which services run in us-east-1?", "Is the UI in US English?", "Why store keys in B-trees?"):
+        assert without.evidence(asks_no_unit) == without.support
 
 
 def test_prose_reads_as_the_page_shows_it_and_code_as_written() -> None:
@@ -253,3 +262,12 @@ def test_a_passage_is_measured_against_the_rest_of_the_book() -> None:
     scores = BookCorpus.semantic_scores(np.array([0.6, 0.2]))
     assert scores[0] == pytest.approx((0.6 - 0.2) / (1 - 0.2)) and scores[1] == 0.0
     assert BookCorpus.semantic_scores(np.array([0.42]))[0] == pytest.approx(0.42)
+    assert np.isfinite(BookCorpus.semantic_scores(np.array([1.0, 1.0]))).all()  # int8 cosines reach 1
+
+
+def test_a_line_of_an_example_is_the_readers_when_they_pasted_it_not_its_comment() -> None:
+    asked = _words("The compiler says Rc<Mutex<i32>> cannot be sent between threads safely. Why?")
+    error = Sentence("c", 0, "error[E0277]: Rc<Mutex<i32>> cannot be sent between threads safely", frozenset(), True)
+    assert _written_in(error, asked)
+    setting = Sentence("c", 1, "max_vel_x: 0.5  # the maximum speed of the robot in m/s", frozenset(), True)
+    assert not _written_in(setting, _words("What is the maximum speed of the robot in m/s?"))
