@@ -21,10 +21,14 @@ _HEADING = re.compile(r"^#{1,6}\s+")
 # "A) …", "(b) …": the choices of a multiple-choice question, most of them wrong on purpose.
 _CHOICE = re.compile(r"^\s*\(?[A-Ha-h]\)\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(*`])")
-_MARKUP = re.compile(r"\*\*|__|(?<!\w)\*(?!\s)|(?<!\s)\*(?!\w)")  # emphasis, outside code spans
-# "_pure functions_": an underscore pair emphasises only at word edges (CommonMark), so
-# snake_case names and a lone "_id" keep theirs.
+# Emphasis as CommonMark reads it, outside code spans: a pair of delimiters around text that
+# touches them ("**Never**", "*it*", "_pure functions_"; an underscore pair only at word edges,
+# so snake_case names and a lone "_id" keep theirs). A lone one is a character ("any *, ~, or
+# $ENV expansion", "2 * 3").
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_STAR_EMPHASIS = re.compile(r"(?<![\w*\\])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w\\])_(?=\S)([^_\n]*?\S)_(?!\w)")
+_HELD_SPAN = re.compile("\0(\\d+)\0")  # a code span held out while emphasis is taken off
 _QUOTE_MARK = re.compile(r"^>\s*")
 # A sentence that only sends the reader elsewhere ("See Deploying to Production for deployment
 # options.", "If you haven't yet, take a look at the Middleware section …", "For more details,
@@ -359,16 +363,13 @@ def _as_shown(span: re.Match[str]) -> str:
 
 
 def _without_emphasis(piece: str) -> str:
-    """The emphasis marks of prose taken off, code spans left as written (`__init__`, `*args`)."""
-    kept, start = [], 0
-    for span in _CODE_SPAN.finditer(piece):
-        kept += [_emphasis_taken_off(piece[start : span.start()]), span.group(0)]
-        start = span.end()
-    return "".join([*kept, _emphasis_taken_off(piece[start:])])
-
-
-def _emphasis_taken_off(prose: str) -> str:
-    return _MARKUP.sub("", _UNDERSCORE_EMPHASIS.sub(r"\1", prose))
+    """The emphasis marks of prose taken off, code spans left as written (`__init__`, `*args`);
+    a pair may hold a code span ("**`createSlice`** returns …")."""
+    spans = [span.group(0) for span in _CODE_SPAN.finditer(piece)]
+    numbers = iter(range(len(spans)))
+    prose = _CODE_SPAN.sub(lambda _: f"\0{next(numbers)}\0", piece)  # held out, in order
+    prose = _UNDERSCORE_EMPHASIS.sub(r"\1", _STAR_EMPHASIS.sub(r"\1", _STRONG.sub(r"\2", prose)))
+    return _HELD_SPAN.sub(lambda held: spans[int(held.group(1))], prose)
 
 
 def _prose(markdown: str) -> list[str]:

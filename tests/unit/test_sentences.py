@@ -201,6 +201,16 @@ def test_prose_reads_as_the_page_shows_it_and_code_as_written() -> None:
     assert [s.text for s in sentences] == ["Vision Failure: confidence <0.7 & no match.", '<a b="&lt;"/>']
 
 
+def test_emphasis_goes_in_pairs_and_a_lone_mark_is_a_character() -> None:
+    text = ("Windows doesn't do any *, ~, or $ENV expansion. Drop a new *.chk file in the folder. "
+            "Set ros__parameters: update_frequency. Redux Toolkit's **`createEntityAdapter`** API "
+            "gives a *standard* shape.")
+    assert [s.text for s in split_sentences("e", text)] == [
+        "Windows doesn't do any *, ~, or $ENV expansion.", "Drop a new *.chk file in the folder.",
+        "Set ros__parameters: update_frequency.", "Redux Toolkit's createEntityAdapter API gives a standard shape.",
+    ]
+
+
 def test_underscore_emphasis_goes_and_names_with_underscores_stay() -> None:
     text = "A _reducer_ must be a _pure function_. _Do not call APIs._ Set robot_radius, not _id or `_x_`."
     assert [s.text for s in split_sentences("c1", text)] == [
