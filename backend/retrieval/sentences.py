@@ -25,8 +25,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(*`])")
 # touches them ("**Never**", "*it*", "_pure functions_"; an underscore pair only at word edges,
 # so snake_case names and a lone "_id" keep theirs). A lone one is a character ("any *, ~, or
 # $ENV expansion", "2 * 3").
-_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
-_STAR_EMPHASIS = re.compile(r"(?<![\w*\\])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)((?:(?!\1).)+?)(?<=\S)\1")  # the nearest pair: no "**" inside
+_STAR_EMPHASIS = re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*]*?)(?<=[^\s*])\*(?![\w*])")
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w\\])_(?=\S)([^_\n]*?\S)_(?!\w)")
 _HELD_SPAN = re.compile("\0(\\d+)\0")  # a code span held out while emphasis is taken off
 _QUOTE_MARK = re.compile(r"^>\s*")
