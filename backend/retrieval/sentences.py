@@ -339,9 +339,9 @@ def split_sentences(chunk_id: str, markdown: str) -> tuple[Sentence, ...]:
 
     def add(text: str, code: bool = False) -> None:
         shown = text if code else _CODE_SPAN.sub(_as_shown, text)
-        terms = frozenset(lexical.terms(shown, compounds=False))
         if not code and _POINTS_ELSEWHERE.match(shown):
             return  # "See Deploying to Production for …" sends the reader elsewhere: no answer
+        terms = frozenset(lexical.terms(shown, compounds=False))
         if len(shown) > 3 and terms and not shown.endswith("?"):  # a question answers nothing
             sentences.append(Sentence(chunk_id, len(sentences), shown, terms, code, not code and "`" in text))
 
@@ -365,10 +365,14 @@ def _as_shown(span: re.Match[str]) -> str:
 def _without_emphasis(piece: str) -> str:
     """The emphasis marks of prose taken off, code spans left as written (`__init__`, `*args`);
     a pair may hold a code span ("**`createSlice`** returns …")."""
-    spans = [span.group(0) for span in _CODE_SPAN.finditer(piece)]
-    numbers = iter(range(len(spans)))
-    prose = _CODE_SPAN.sub(lambda _: f"\0{next(numbers)}\0", piece)  # held out, in order
-    prose = _UNDERSCORE_EMPHASIS.sub(r"\1", _STAR_EMPHASIS.sub(r"\1", _STRONG.sub(r"\2", prose)))
+    spans: list[str] = []
+
+    def hold(span: re.Match[str]) -> str:
+        spans.append(span.group(0))
+        return f"\0{len(spans) - 1}\0"
+
+    prose = _STRONG.sub(r"\2", _CODE_SPAN.sub(hold, piece))  # code spans held out, in order
+    prose = _UNDERSCORE_EMPHASIS.sub(r"\1", _STAR_EMPHASIS.sub(r"\1", prose))
     return _HELD_SPAN.sub(lambda held: spans[int(held.group(1))], prose)
 
 
