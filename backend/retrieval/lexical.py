@@ -75,11 +75,17 @@ def terms(text: str, compounds: bool = True) -> list[str]:
 def names(text: str) -> dict[str, list[str]]:
     """The names in a text, each with its terms (a CamelCase name split at its humps: IsaacSim
     has the terms of "Isaac Sim"); names made of stop words only ("OK") are left out."""
-    found = {name: terms(_CAMEL_HUMP.sub(" ", name), compounds=False) for name in _NAME.findall(text)}
+    found = {name: terms(" ".join(name_words(name)), compounds=False) for name in _NAME.findall(text)}
     prose = _CODE_SPAN.sub(" ", text)
     if len(_CAPITALISED.findall(prose)) * 2 <= len(prose.split()):
         found |= {name: terms(name, compounds=False) for name in _PROPER_NOUN.findall(prose)}
     return {name: name_terms for name, name_terms in found.items() if name_terms}
+
+
+def name_words(name: str) -> list[str]:
+    """The words a name is made of: CamelCase split at its humps, an identifier at its
+    underscores, letters apart from digits (IsaacSim → Isaac, Sim; ros2_ws → ros, 2, ws)."""
+    return re.findall(r"[A-Za-z]+|\d+", _CAMEL_HUMP.sub(" ", name))
 
 
 def weighted_share(asked: Iterable[str], present: Iterable[str], idf: Callable[[str], float]) -> float:

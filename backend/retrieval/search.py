@@ -103,6 +103,7 @@ class BookCorpus:
         # Every acronym the book writes out somewhere: one pass over the text at load, instead
         # of one for each question that names an acronym the book does not use.
         self.spelled_out = frozenset().union(*(initialisms(chunk.text) for chunk in self.chunks))
+        self.written_as_words = lru_cache(maxsize=1024)(self._written_as_words)
         self._heading_terms: dict[str, frozenset[str]] = {}
         self._by_page: dict[str, list[Chunk]] = {}
         for chunk in self.chunks:
@@ -153,14 +154,30 @@ class BookCorpus:
 
     def unmentioned(self, text: str) -> list[str]:
         """Names in the text (acronyms, CamelCase, identifiers) the book does not use, neither
-        whole nor all their words (NavFn: "nav" is in Nav2, "fn" nowhere), nor spelled out
-        ("Inertial Measurement Unit" for IMU)."""
+        whole nor as their words (see _written_as_words: "Isaac Sim" for IsaacSim; PyInstaller
+        is not in a book that writes "py" and "installer" apart), nor spelled out ("Inertial
+        Measurement Unit" for IMU)."""
         return [
             name for name, terms in lexical.names(text).items()
             if not self.df.get(lexical.terms(name)[0])  # "cuVSLAM", written as one word
-            and not all(self.df.get(term) for term in terms)
+            and not self.written_as_words(name, tuple(terms))
             and not (_acronym(name) and initials(name) in self.spelled_out)
         ]
+
+    def _written_as_words(self, name: str, terms: tuple[str, ...]) -> bool:
+        """Whether the book uses all of the name's terms and, for a name of capitalised words
+        (a product's or a class's: PyInstaller, Flask-Login), writes them one after the other
+        in some passage, apart by nothing but a space, a hyphen, a dot or an underscore. A
+        reader's own identifiers (myAsyncThunk, bad_value) and compounds (Internet-facing) are
+        the book's words put together anew: using them is enough."""
+        if not all(self.df.get(term) for term in terms):
+            return False
+        words = lexical.name_words(name)
+        if len(words) < 2 or not all(word[0].isupper() for word in words if word.isalpha()):
+            return True
+        in_a_row = re.compile(r"(?<![A-Za-z0-9])" + r"[\s._-]*".join(map(re.escape, words)), re.IGNORECASE)
+        using_all = np.flatnonzero(self.postings.counts(terms) == len(set(terms)))
+        return any(in_a_row.search(self.chunks[row].text) for row in using_all)
 
     def cosines(self, query_vector: np.ndarray) -> np.ndarray:
         """Every passage's cosine similarity to the question."""

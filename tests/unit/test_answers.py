@@ -274,6 +274,9 @@ def test_names_count_as_mentioned_spelled_out_split_or_in_any_case(motors: Libra
     corpus = motors.engine().retriever.corpus
     question = "Does a SERVO on the ServoBus (servo_bus) use PWM, CANopen or EtherCAT? OK?"
     assert corpus.unmentioned(question) == ["CANopen", "EtherCAT"]
+    # A product's name must be written as such: the book writes "stepper" and "bus", never
+    # "stepper bus". A reader's own identifiers need only be made of the book's words.
+    assert corpus.unmentioned("Can my_stepper_loop or stepperServo drive a StepperBus?") == ["StepperBus"]
 
 
 async def test_a_follow_up_is_answered_by_its_own_words_not_the_earlier_question(
