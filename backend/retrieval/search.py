@@ -401,30 +401,34 @@ def _with_section_neighbours(corpus: BookCorpus, hits: list[ScoredChunk]) -> lis
 
 
 def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], question: str) -> list[Window]:
-    """The windows, each made only of what the reader wrote (an error message pasted into the
-    question), or an example's lines holding such a line, replaced by the text that follows it
-    in its passage, with its scores: the line is the best evidence that the passage is about the
+    """The windows without what the reader wrote (an error message pasted into the question),
+    with their scores: such a sentence is the best evidence that the passage is about the
     question, but quoting it back tells the reader nothing, and what the book says next is what
-    it says of it (as for a selection). A sentence that only uses the question's words ("A
-    publisher's default queue size is 10" for "Is it 10?") is an answer, not their text."""
+    it says of it (as for a selection). A window of prose loses the reader's sentences and runs
+    on with the ones after it; an example's lines holding a line they pasted show what they
+    already have, so the text after the example takes their place. A sentence that only uses
+    the question's words ("A publisher's default queue size is 10" for "Is it 10?") is an
+    answer, not their text."""
     asked = _words(question)
     told: list[Window] = []
     for window in windows:
         said = [_written_in(s, asked) for s in window.sentences]
-        # Lines of an example holding a line the reader pasted show what they already have.
-        if not (all(said) or (window.code and any(said))):
+        if not any(said):
             told.append(window)
             continue
+        kept = [] if window.code else [s for s, theirs in zip(window.sentences, said, strict=True) if not theirs]
         after = sentences.index(window.sentences[-1]) + 1
         while window.code and after < len(sentences) and sentences[after].code \
                 and sentences[after].chunk_id == window.chunk_id:
             after += 1  # the rest of the example's lines
         following = [s for s in sentences[after : after + WINDOW] if s.chunk_id == window.chunk_id]
-        following = [s for s in following if s.code == following[0].code]
-        if following and following[-1].leads_in and len(following) > 1:
-            following.pop()  # as a window never ends on a lead-in
-        if following and not all(_written_in(s, asked) for s in following):
-            told.append(Window(window.chunk_id, following, window.lexical, window.semantic))
+        kind = kept[0].code if kept else following[0].code if following else False
+        following = [s for s in following if s.code == kind and not _written_in(s, asked)]
+        run_on = (kept + following)[:WINDOW]
+        if run_on and run_on[-1].leads_in and len(run_on) > 1:
+            run_on.pop()  # as a window never ends on a lead-in
+        if run_on:
+            told.append(Window(window.chunk_id, run_on, window.lexical, window.semantic))
         elif not all(said):  # an example that ends its passage still shows more than they wrote
             told.append(window)
     return told

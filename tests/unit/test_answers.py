@@ -313,6 +313,14 @@ note: the driver stopped after 3 retries
 This happens when the servo's ID does not match the ID in the parameter file: give the
 servo its listed ID with the setup tool, or correct the file, and start the driver again.
 
+## Port Busy
+
+- `error: port ttyUSB0 is busy`
+- `error: no access to port ttyUSB0`
+
+Either error means that another program holds the serial port: close that program, or give
+the driver another port in the parameter file.
+
 ## Retries
 
 The driver retries a silent servo three times.
@@ -340,12 +348,16 @@ async def test_a_pasted_error_message_is_answered_by_what_the_book_says_of_it(tm
         trimmed, _ = await ask(library.engine(), "The driver stops: servo 3 not responding on bus 1. Why?")
         # A sentence made of the question's own words, not written by the reader, answers it.
         confirmed, _ = await ask(library.engine(), "Does the driver retry a silent servo three times?")
+        # Their line, one of a list: the list runs on to what the book says of it.
+        listed, _ = await ask(library.engine(), "The driver says error: port ttyUSB0 is busy. What now?")
     assert answer.status == "found"
     assert answer.citations[0].source_path.endswith("01-errors.md")
     assert answer.text.startswith("This happens when the servo's ID does not match")
     assert "`error: servo 3 not responding on bus 1`" not in answer.text and "after 3 retries" not in answer.text
     assert trimmed.text.startswith("This happens when the servo's ID does not match")
     assert confirmed.text.startswith("The driver retries a silent servo three times.")
+    lead = listed.text.split("[1]")[0]
+    assert "is busy" not in lead and "close that program" in lead
 
 
 async def test_a_book_without_overview_pages_is_outlined_by_its_modules_in_reading_order(
