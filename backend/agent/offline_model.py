@@ -212,6 +212,7 @@ class OfflineAnswerModel(Model):
         if main["support"] >= main["answerable"]:
             floor = max(main["answerable"], main["support"] * NEAR_BEST)
             for window in windows:
+                window = _short_of(window, main_windows)
                 new = not any(_overlapping(window, c) for c in main_windows)
                 if window["support"] >= floor and new:
                     main_windows.append(window)
@@ -326,6 +327,17 @@ def _own_terms(parts: list[str]) -> list[frozenset[str]]:
 def _mentions(window: dict[str, Any], topic: frozenset[str]) -> bool:
     """Whether the window uses most of the topic's words."""
     return 2 * len(topic & frozenset(lexical.terms(window["text"], compounds=False))) > len(topic)
+
+
+def _short_of(window: dict[str, Any], quoted: list[dict[str, Any]]) -> dict[str, Any]:
+    """The window up to where it runs into a window already quoted: its own sentences before
+    that one are still news."""
+    for other in quoted:
+        opening = sentence_texts(other["text"])[:1]
+        at = window["text"].find(opening[0]) if opening else -1
+        if at > 0:
+            window = {**window, "text": window["text"][:at].rstrip()}
+    return window
 
 
 def _overlapping(a: dict[str, Any], b: dict[str, Any]) -> bool:

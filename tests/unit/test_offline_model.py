@@ -42,6 +42,18 @@ def test_a_selection_is_read_before_searching_with_it() -> None:
     ]
 
 
+def test_a_window_that_runs_into_one_already_quoted_is_quoted_up_to_it() -> None:
+    model = OfflineAnswerModel(Question(text="How do I keep safe data from being escaped twice?"))
+    found = search(
+        "How do I keep safe data from being escaped twice?", STRONG,
+        ("S1", "Escaping", "Functions return safe data. Literals are unsafe.", STRONG),
+        ("S1", "Escaping", "Wrap safe data in Markup. Functions return safe data.", STRONG),
+    )
+    assert model.compose([found]) == (
+        "Functions return safe data. Literals are unsafe. [S1] Wrap safe data in Markup. [S1]"
+    )
+
+
 def test_each_part_of_a_question_gets_its_own_search() -> None:
     model = OfflineAnswerModel(Question(text="What does a LiDAR measure, and how far can it see?"))
     assert [arguments for _, arguments in model.next_tool_calls([], TOOLS)] == [
