@@ -417,10 +417,11 @@ def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], qu
             told.append(window)
             continue
         kept = [] if window.code else [s for s, theirs in zip(window.sentences, said, strict=True) if not theirs]
-        after = sentences.index(window.sentences[-1]) + 1
-        while window.code and after < len(sentences) and sentences[after].code \
+        last = window.sentences[-1]
+        after = sentences.index(last) + 1
+        while (last.code or last.example) and after < len(sentences) and sentences[after].code \
                 and sentences[after].chunk_id == window.chunk_id:
-            after += 1  # the rest of the example's lines
+            after += 1  # the rest of the example's lines (or those the lead-in quotes)
         following = [s for s in sentences[after : after + WINDOW] if s.chunk_id == window.chunk_id]
         kind = kept[0].code if kept else following[0].code if following else False
         following = [s for s in following if s.code == kind and not _written_in(s, asked)]
@@ -439,17 +440,24 @@ def _words(text: str) -> str:
 
 
 def _written_in(sentence: Sentence, asked: str) -> bool:
-    """Whether the reader wrote the sentence, word for word, into their question. A line of
-    an example counts when most of its words are one run of the question: readers paste an
-    error without its decorations ("cannot be sent between threads safely" for the compiler's
-    "error[E0277]: `Rc<Mutex<i32>>` cannot be sent between threads safely"). A line's comment
-    is not what it pastes ("max_vel_x: 0.5  # the maximum speed of the robot in m/s")."""
-    text = _CODE_COMMENT.split(sentence.text, 1)[0] if sentence.code else sentence.text
-    words = _words(text).split()
-    if len(words) < 2:
-        return False
-    if not sentence.code or len(words) < PASTED_RUN:
-        return f" {' '.join(words)} " in asked
+    """Whether the reader wrote the sentence, word for word, into their question, or pasted a
+    line of the example it introduces (the output a lead-in shows). A line of an example
+    counts when most of its words are one run of the question: readers paste an error without
+    its decorations ("cannot be sent between threads safely" for the compiler's "error[E0277]:
+    `Rc<Mutex<i32>>` cannot be sent between threads safely"). A line's comment is not what it
+    pastes ("max_vel_x: 0.5  # the maximum speed of the robot in m/s")."""
+    if any(_pasted(line, asked) for line in sentence.example):
+        return True
+    if sentence.code:
+        return _pasted(sentence.text, asked)
+    words = _words(sentence.text).split()
+    return len(words) >= 2 and f" {' '.join(words)} " in asked
+
+
+def _pasted(line: str, asked: str) -> bool:
+    words = _words(_CODE_COMMENT.split(line, 1)[0]).split()
+    if len(words) < PASTED_RUN:
+        return len(words) >= 2 and f" {' '.join(words)} " in asked
     run = max(PASTED_RUN, len(words) // 2 + 1)  # a longer run holds one of this length
     runs = (" ".join(words[start : start + run]) for start in range(len(words) - run + 1))
     return any(f" {words_in_a_row} " in asked for words_in_a_row in runs)

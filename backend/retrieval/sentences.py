@@ -58,6 +58,12 @@ QUESTION_WORD = (
 _STATEMENT_END = re.compile(
     rf"(?<=\.)(?<!\bi\.e\.)(?<!\be\.g\.)\s+(?={QUESTION_WORD}\b)", re.IGNORECASE
 )
+# A sentence that introduces what follows ("Run the following command.", "as follows:",
+# "…looks like this:"): it says nothing without it.
+_INTRODUCES = re.compile(r"(?::|\b(?:the following|as follows|below|like this|like so)\b[^.!?]{0,40}\.)$", re.IGNORECASE)
+# A short example after such a sentence is what it introduces (a command, a setting): it is
+# quoted with it. A long one is a program whose first lines say nothing on their own.
+SHORT_EXAMPLE_LINES = 3
 WINDOW = 2  # a claim and its explanation often span two sentences
 ANSWER_TYPE_BONUS = 0.15
 AMOUNT_MISSING = 0.05  # less evidence for "how many" in a window without a number
@@ -169,6 +175,7 @@ class Sentence:
     terms: frozenset[str]
     code: bool = False  # a line of a code or configuration example
     shows_code: bool = False  # prose with code spans (`rclpy.spin()`), shown without their marks
+    example: tuple[str, ...] = ()  # the lines of the short example it introduces, quoted with it
 
     @property
     def leads_in(self) -> bool:
@@ -347,8 +354,12 @@ def split_sentences(chunk_id: str, markdown: str) -> tuple[Sentence, ...]:
 
     position = 0
     for fence in _FENCE.finditer(markdown):
+        before = len(sentences)
         for text in _prose(markdown[position : fence.start()]):
             add(text)
+        lines = [line.strip() for line in fence.group(0).splitlines()[1:-1] if line.strip()]
+        if len(sentences) > before and _introduces_example(sentences[-1], lines):
+            sentences[-1] = _with_example(sentences[-1], lines)
         for line in fence.group(0).splitlines()[1:-1]:
             if _VALUE_LINE.match(line.strip()) and len(line.strip()) <= CODE_LINE_CHARS:
                 add(line.strip(), code=True)
@@ -356,6 +367,20 @@ def split_sentences(chunk_id: str, markdown: str) -> tuple[Sentence, ...]:
     for text in _prose(markdown[position:]):
         add(text)
     return tuple(sentences)
+
+
+def _introduces_example(sentence: Sentence, lines: list[str]) -> bool:
+    """Whether the sentence introduces the example after it, and that example is short."""
+    short = 0 < len(lines) <= SHORT_EXAMPLE_LINES and all(len(line) <= CODE_LINE_CHARS for line in lines)
+    return short and _INTRODUCES.search(sentence.text) is not None
+
+
+def _with_example(sentence: Sentence, lines: list[str]) -> Sentence:
+    """The sentence followed by the example it introduces, as inline code."""
+    example = " ".join(f"`{line.replace('`', '')}`" for line in lines)
+    text = f"{sentence.text} {example}"
+    terms = frozenset(lexical.terms(text, compounds=False))
+    return Sentence(sentence.chunk_id, sentence.index, text, terms, shows_code=True, example=tuple(lines))
 
 
 def _as_shown(span: re.Match[str]) -> str:

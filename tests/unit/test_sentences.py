@@ -51,8 +51,25 @@ def test_code_lines_that_set_a_value_are_sentences_in_page_order() -> None:
 def test_a_code_example_inside_a_list_item_is_code() -> None:
     sentences = split_sentences("c1", "- Frozen classes refuse changes:\n\n  ```python\n  print(c)\n  queue_size = 10\n  ```\n\n- They hash.")
     assert [(s.text, s.code) for s in sentences] == [
-        ("Frozen classes refuse changes:", False), ("queue_size = 10", True), ("They hash.", False),
+        ("Frozen classes refuse changes: `print(c)` `queue_size = 10`", False),  # its short example
+        ("queue_size = 10", True), ("They hash.", False),
     ]
+
+
+def test_a_sentence_that_introduces_a_short_example_is_quoted_with_it() -> None:
+    passage = (
+        "Then configure the half-installed packages with the following command.\n\n```\n"
+        "# dpkg --configure -a\n```\n\nA program of many lines looks like this:\n\n```\n"
+        + "".join(f"step_{n} = {n}\n" for n in range(4)) + "```\n\nThe command also says what it did."
+    )
+    sentences = split_sentences("c1", passage)
+    assert sentences[0].text == (
+        "Then configure the half-installed packages with the following command. `# dpkg --configure -a`"
+    )
+    assert sentences[0].example == ("# dpkg --configure -a",) and "dpkg" in sentences[0].terms
+    long_example = next(s for s in sentences if s.text.startswith("A program"))
+    assert long_example.text == "A program of many lines looks like this:" and not long_example.example
+    assert sentences[-1].text == "The command also says what it did." and not sentences[-1].example
 
 
 def test_windows_do_not_mix_prose_and_code() -> None:
@@ -105,7 +122,8 @@ def test_a_sentence_that_only_points_elsewhere_is_never_quoted() -> None:
 
 
 def test_a_lone_lead_in_is_not_a_window() -> None:
-    text = "Here is a minimal URDF for an arm:\n\n```xml\n<cylinder length=\"0.3\" radius=\"0.05\"/>\n```"
+    text = ("Here is a minimal URDF for an arm:\n\n```xml\n<link>\n<visual>\n"
+            "<cylinder length=\"0.3\" radius=\"0.05\"/>\n</visual>\n</link>\n```")  # too long to go with it
     windows = rank_windows(lexical.terms("URDF arm cylinder"), split_sentences("u", text), lambda _: 1.0, 5)
     assert [w.text for w in windows] == ['`<cylinder length="0.3" radius="0.05"/>`']
 
