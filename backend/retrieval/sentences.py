@@ -98,8 +98,12 @@ _AMOUNT = re.compile(
     r"fifty|hundred|thousand|million|billion|dozen|half|once|twice|double|triple)\b",
     re.IGNORECASE,
 )
+# A price is asked for by "how much … cost" and "what is the price …", not by any mention of
+# prices ("How does this option calculate the price?", "fetch the prices from the internet").
 _ASKS_PRICE = re.compile(
-    r"\bhow much (?:is|are|does|do|would|will)\b.{0,60}\bcost\b|\bprices?\b", re.IGNORECASE
+    r"\bhow much (?:is|are|does|do|would|will)\b.{0,60}\bcost\b|"
+    r"\bwhat(?:'s|\s+is|\s+are|\s+was|\s+were|\s+would\s+be)?\s+(?:the\s+)?prices?\b",
+    re.IGNORECASE,
 )
 _PRICE = re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?)\b", re.IGNORECASE)
 # "On what date …?", "which day …?" are answered by a calendar date; "what year …?", "when was it

@@ -207,6 +207,8 @@ def test_a_window_without_a_value_of_the_asked_kind_cannot_answer(question: str,
     assert without.evidence(question) == CANNOT_ANSWER < without.support
     assert without.evidence("What is the computational cost of stereo matching?") > CANNOT_ANSWER  # no price
     assert without.evidence("When is the costmap updated?") == without.support  # asks no date
+    for asks_no_price in ("How does this option calculate the price?", "Can it fetch the prices online?"):
+        assert without.evidence(asks_no_price) > CANNOT_ANSWER
     assert without.evidence("When was the store created?") == without.support  # a step, as often
     # "us" and "B" are not units when a question names a region, a language or a tree.
     for asks_no_unit in ("Which services run in us-east-1?", "Is the UI in US English?", "Why store keys in B-trees?"):
