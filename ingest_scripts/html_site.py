@@ -48,7 +48,7 @@ _NOT_TEXT = (
     "textarea, svg, iframe, [role=navigation], [role=search], "
     f"{_BREADCRUMBS}, "
     ".toctree-wrapper, .table-of-contents, .toc, "  # a table of contents inside the page
-    ".navheader, .navfooter, .nav-panel, "  # DocBook's and Texinfo's previous / up / next links
+    ".navheader, .navfooter, .nav-panel, .docnav, "  # DocBook's, Texinfo's, Publican's previous / up / next links
     ".section-toc, .mini-toc, table.menu, "  # Texinfo's menus
     "table[class^=index-], table[class*=printindex], "  # Texinfo's index (entries linking to sections)
     "[role=tablist], "  # the labels of tabs, not their panels
@@ -453,7 +453,13 @@ def _holds_blocks(node: LexborNode) -> bool:
 
 
 def _paragraph(run: list[LexborNode]) -> Iterator[Block]:
-    if text := _squash("".join(_inline(node) for node in run)):
+    """A run of inline content; one that is only links ("Download the ebook") points elsewhere
+    and states nothing, as a list item of links does."""
+    text = _squash("".join(_inline(node) for node in run))
+    linked = any(node.tag == "a" and node.attributes.get("href") or node.css_first("a[href]")
+                 for node in run if not node.tag.startswith("-"))
+    rest = "".join(_inline(node, skip=frozenset({"a"})) for node in run)
+    if text and not (linked and POINTER_SEPARATORS.fullmatch(rest)):
         yield Block("text", 0, 0, text)
 
 

@@ -316,6 +316,18 @@ def test_list_items_that_are_only_links_are_not_passage_text() -> None:
     assert [b.text for b in result.blocks if b.kind == "text"][-1] == "  - Words of its own\n- `e()`: computes e"
 
 
+def test_a_paragraph_of_links_only_and_a_publican_page_bar_are_not_passage_text() -> None:
+    """A Publican book's page (no main landmark): a banner that only links, and the bar of
+    "Prev", the book's name and "Next"; a paragraph with words of its own keeps its link."""
+    html = page(f"""<div id="banner"><a href="https://example.org/get/"><span>Download the ebook</span></a></div>
+        <ul class="docnav top"><li class="previous"><a href="apt.html"><strong>Prev</strong></a></li>
+        <li class="home">The Handbook</li><li class="next"><a href="cache.html"><strong>Next</strong></a></li></ul>
+        <div class="section"><h2>Commands</h2><p>{PROSE}</p><p>Read <a href="man.html">the manual</a> first.</p></div>""")
+    result = read_page(html)
+    assert result is not None
+    assert [b.text for b in result.blocks if b.kind == "text"] == [PROSE, "Read the manual first."]
+
+
 def test_title_without_site_name_canonical_url_and_section_anchors(tmp_path: Path) -> None:
     site = write_book(tmp_path / "site", {
         "guide/setup.html": page(
