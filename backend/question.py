@@ -63,6 +63,9 @@ _CLAUSES = re.compile(
     rf"(?=(?:[^,?]*,\s*)?(?:(?:at|in|on|for|with|by|from|to)\s+)?{QUESTION_WORD}\b))",
     re.IGNORECASE,
 )
+# "I want a base template, and flashed messages on every page.": a statement that joins two
+# clauses sets two scenes, each its own part.
+_JOINED_STATEMENTS = re.compile(r",\s+and\s+(?:then\s+|also\s+)?", re.IGNORECASE)
 # How two topics relate is the question, not a topic: dropped from each topic's own search.
 # Connecting relates topics when they connect ("How do X and Y connect?", "the connection
 # between X and Y"), not when the reader does it ("How do I connect to the database?", "how to
@@ -133,8 +136,8 @@ def question_parts(question: str) -> list[str]:
     ("How do X and Y work together?") or its clauses ("What is X, and how does it Y?"); [] when
     it asks one thing. A clause needs two words of its own to be searched alone (a topic, one:
     "LiDAR"); shorter ones are left to the whole question."""
-    statements, asked = scene_and_question(question)
-    parts = [s.strip(" .") for s in statements if len(set(lexical.terms(s, compounds=False))) >= 2]
+    asked = scene_and_question(question)[1]
+    parts = [scene for scene in scenes(question) if len(set(lexical.terms(scene, compounds=False))) >= 2]
     relates = relates_topics(question)
     for clause in filter(None, _CLAUSES.split(asked)):
         if relates:
@@ -144,6 +147,13 @@ def question_parts(question: str) -> list[str]:
         elif len(set(lexical.terms(clause, compounds=False))) >= 2:
             parts.append(clause.strip(" ?.,;"))
     return parts[:MAX_PARTS] if len(parts) > 1 else []
+
+
+def scenes(question: str) -> list[str]:
+    """The scenes the question's statements set ("Our robot runs Kubernetes.", "I want a base
+    layout, and flashed messages under it." sets two): parts that ask nothing themselves."""
+    statements = scene_and_question(question)[0]
+    return [piece.strip(" .") for statement in statements for piece in _JOINED_STATEMENTS.split(statement)]
 
 
 def relates_topics(question: str) -> bool:

@@ -7,12 +7,11 @@ from backend.grounding import messages
 from backend.grounding.citations import Citation, CitationStream, citation_of
 from backend.grounding.run import RunState
 from backend.grounding.status import Confidence, Status, assess
-from backend.question import part_queries
+from backend.question import part_queries, scenes
 from backend.retrieval import lexical
 from backend.retrieval.index import ScoredChunk
 from backend.retrieval.models import Page
 from backend.retrieval.search import BookCorpus
-from backend.retrieval.sentences import scene_and_question
 
 PART_COVERED = 0.5  # an answer using this share of a part's (IDF-weighted) words addresses it
 MAX_SUGGESTIONS = 3
@@ -72,7 +71,7 @@ def _answers_every_part(state: RunState, answer: str) -> bool:
     idf = state.retriever.corpus.idf
     answerable = state.retriever.calibration.answerable
     said = frozenset(lexical.terms(answer, compounds=False))
-    scene = {statement.strip(" .") for statement in scene_and_question(question.text)[0]}
+    scene = set(scenes(question.text))
     for part, query in part_queries(question.text, question.history).items():
         if part in scene or state.searched.get(query, answerable) >= answerable:
             continue

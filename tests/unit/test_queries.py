@@ -38,6 +38,9 @@ from backend.retrieval.query import Query
         # A statement, then its question; "and at what rate …" starts a question too.
         ("The driver remaps imu to /imu/data. What message type is sent and at what rate does it arrive?",
          ["The driver remaps imu to /imu/data", "What message type is sent", "at what rate does it arrive"]),
+        # A statement that joins two clauses sets two scenes.
+        ("I want a base layout on every page, and then flashed messages under it. How do I do that?",
+         ["I want a base layout on every page", "flashed messages under it"]),
         # "i.e." and "e.g." end no statement: the question goes on.
         ("What is the default queue size, i.e. how many messages does a topic keep?", []),
     ],
@@ -55,6 +58,8 @@ def test_questions_that_ask_several_things_are_split(question: str, parts: list[
         "Stop and go?",
         # A statement is context: its words ("never connect") relate no topics.
         "My publisher and subscriber share a topic name but never connect. What could cause that?",
+        # A statement's "and" without a comma joins words, not clauses.
+        "My publisher and subscriber share a topic name. Why?",
         # The reader connecting to something is what they do, not two topics connecting.
         "How do I connect to the robot's log database and read the last errors?",
     ],
