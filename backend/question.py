@@ -64,8 +64,9 @@ _CLAUSES = re.compile(
     re.IGNORECASE,
 )
 # "I want a base template, and flashed messages on every page.": a statement that joins two
-# clauses sets two scenes, each its own part.
+# clauses sets two scenes, each its own part (not the last item of a list: see _clauses_of).
 _JOINED_STATEMENTS = re.compile(r",\s+and\s+(?:then\s+|also\s+)?", re.IGNORECASE)
+LIST_ITEM_WORDS = 3  # "Flask, Jinja, and SQLAlchemy": items of a list are a few words each
 # How two topics relate is the question, not a topic: dropped from each topic's own search.
 # Connecting relates topics when they connect ("How do X and Y connect?", "the connection
 # between X and Y"), not when the reader does it ("How do I connect to the database?", "how to
@@ -137,23 +138,43 @@ def question_parts(question: str) -> list[str]:
     it asks one thing. A clause needs two words of its own to be searched alone (a topic, one:
     "LiDAR"); shorter ones are left to the whole question."""
     asked = scene_and_question(question)[1]
-    parts = [scene for scene in scenes(question) if len(set(lexical.terms(scene, compounds=False))) >= 2]
     relates = relates_topics(question)
+    clauses: list[str] = []
     for clause in filter(None, _CLAUSES.split(asked)):
         if relates:
             topics = [" ".join(_RELATION.sub(" ", t).split()).strip(" ?.,;")
                       for t in _TOPICS.split(clause)]
-            parts += [t for t in topics if lexical.terms(t, compounds=False)]
+            clauses += [t for t in topics if lexical.terms(t, compounds=False)]
         elif len(set(lexical.terms(clause, compounds=False))) >= 2:
-            parts.append(clause.strip(" ?.,;"))
-    return parts[:MAX_PARTS] if len(parts) > 1 else []
+            clauses.append(clause.strip(" ?.,;"))
+    # The scenes first (a later clause's "it" is often theirs), as many as leave room for
+    # what is asked.
+    room = max(MAX_PARTS - len(clauses), 0)
+    settings = [scene for scene in scenes(question) if len(set(lexical.terms(scene, compounds=False))) >= 2]
+    parts = [*settings[:room], *clauses][:MAX_PARTS]
+    return parts if len(parts) > 1 else []
 
 
 def scenes(question: str) -> list[str]:
     """The scenes the question's statements set ("Our robot runs Kubernetes.", "I want a base
     layout, and flashed messages under it." sets two): parts that ask nothing themselves."""
     statements = scene_and_question(question)[0]
-    return [piece.strip(" .") for statement in statements for piece in _JOINED_STATEMENTS.split(statement)]
+    return [piece.strip(" .") for statement in statements for piece in _clauses_of(statement)]
+
+
+def _clauses_of(statement: str) -> list[str]:
+    """The statement cut where ", and" joins two clauses; where it ends a list ("My app uses
+    Flask, Jinja, and SQLAlchemy"), the words before it since the last comma are an item."""
+    pieces: list[str] = []
+    start = 0
+    for joint in _JOINED_STATEMENTS.finditer(statement):
+        before = statement[start : joint.start()]
+        last_item = before.rsplit(",", 1)
+        if len(last_item) == 2 and len(last_item[1].split()) <= LIST_ITEM_WORDS:
+            continue
+        pieces.append(before)
+        start = joint.end()
+    return [*pieces, statement[start:]]
 
 
 def relates_topics(question: str) -> bool:

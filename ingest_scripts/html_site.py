@@ -456,10 +456,7 @@ def _paragraph(run: list[LexborNode]) -> Iterator[Block]:
     """A run of inline content; one that is only links ("Download the ebook") points elsewhere
     and states nothing, as a list item of links does."""
     text = _squash("".join(_inline(node) for node in run))
-    linked = any(node.tag == "a" and node.attributes.get("href") or node.css_first("a[href]")
-                 for node in run if not node.tag.startswith("-"))
-    rest = "".join(_inline(node, skip=frozenset({"a"})) for node in run)
-    if text and not (linked and POINTER_SEPARATORS.fullmatch(rest)):
+    if text and not _only_links(run):
         yield Block("text", 0, 0, text)
 
 
@@ -571,12 +568,14 @@ def _list_parts(node: LexborNode, depth: int) -> Iterator[str | Block]:
                 yield from _table(inner)
 
 
-def _only_links(item: LexborNode) -> bool:
-    """An item that is only links points elsewhere and states nothing (as in
-    markdown.without_pointers)."""
-    if not item.css("a[href]"):
+def _only_links(nodes: LexborNode | list[LexborNode]) -> bool:
+    """A list item, or a run of inline content, that is only links points elsewhere and states
+    nothing (as in markdown.without_pointers)."""
+    run = nodes if isinstance(nodes, list) else [nodes]
+    elements = [node for node in run if not node.tag.startswith("-")]
+    if not any(node.tag == "a" and "href" in node.attributes or node.css_first("a[href]") for node in elements):
         return False
-    rest = _inline(item, skip=_LIST_BREAKS | {"a"})
+    rest = "".join(_inline(node, skip=_LIST_BREAKS | {"a"}) for node in run)
     return POINTER_SEPARATORS.fullmatch(rest) is not None
 
 

@@ -39,7 +39,7 @@ from backend.question import (
 )
 from backend.retrieval import lexical
 from backend.retrieval.query import Query
-from backend.retrieval.sentences import sentence_texts, split_sentences
+from backend.retrieval.sentences import introduces, sentence_texts, split_sentences
 
 MAX_SENTENCE_WINDOWS = 3
 # Windows whose fit is within this share of the search's support are worth quoting too. A
@@ -211,10 +211,10 @@ class OfflineAnswerModel(Model):
         main_windows: list[dict[str, Any]] = []
         if main["support"] >= main["answerable"]:
             floor = max(main["answerable"], main["support"] * NEAR_BEST)
-            for window in windows:
-                window = _short_of(window, main_windows)
-                new = not any(_overlapping(window, c) for c in main_windows)
-                if window["support"] >= floor and new:
+            for candidate in windows:
+                window = _short_of(candidate, main_windows)
+                new = window is not None and not any(_overlapping(window, c) for c in main_windows)
+                if window is not None and window["support"] >= floor and new:
                     main_windows.append(window)
         # A window that speaks to every part of the question leads. Else a question that asks
         # several things is led by the window that best answers it whole (the search that read
@@ -329,15 +329,16 @@ def _mentions(window: dict[str, Any], topic: frozenset[str]) -> bool:
     return 2 * len(topic & frozenset(lexical.terms(window["text"], compounds=False))) > len(topic)
 
 
-def _short_of(window: dict[str, Any], quoted: list[dict[str, Any]]) -> dict[str, Any]:
-    """The window up to where it runs into a window already quoted: its own sentences before
-    that one are still news."""
-    for other in quoted:
-        opening = sentence_texts(other["text"])[:1]
-        at = window["text"].find(opening[0]) if opening else -1
-        if at > 0:
-            window = {**window, "text": window["text"][:at].rstrip()}
-    return window
+def _short_of(window: dict[str, Any], quoted: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The window's sentences before the first that opens a window already quoted: they are
+    still news. None when what is left only leads in to what was cut ("… as follows:")."""
+    sentences = sentence_texts(window["text"])
+    openings = {texts[0] for other in quoted if (texts := sentence_texts(other["text"]))}
+    cut = next((i for i, sentence in enumerate(sentences) if i and sentence in openings), len(sentences))
+    if cut == len(sentences):
+        return window
+    text = " ".join(sentences[:cut])
+    return None if introduces(text) else {**window, "text": text}
 
 
 def _overlapping(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -84,8 +84,9 @@ def names(text: str) -> dict[str, list[str]]:
 
 def name_words(name: str) -> list[str]:
     """The words a name is made of: CamelCase split at its humps, an identifier at its
-    underscores, letters apart from digits (IsaacSim → Isaac, Sim; ros2_ws → ros, 2, ws)."""
-    return re.findall(r"[A-Za-z]+|\d+", _CAMEL_HUMP.sub(" ", name))
+    underscores, letters apart from the digits before them, as `terms` splits them (IsaacSim →
+    Isaac, Sim; ros2_ws → ros, 2, ws; Log4j → Log, 4j)."""
+    return re.findall(r"[A-Za-z]+|\d+[a-z]*", _CAMEL_HUMP.sub(" ", name))
 
 
 def weighted_share(asked: Iterable[str], present: Iterable[str], idf: Callable[[str], float]) -> float:

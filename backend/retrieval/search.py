@@ -446,7 +446,9 @@ def _written_in(sentence: Sentence, asked: str) -> bool:
     its decorations ("cannot be sent between threads safely" for the compiler's "error[E0277]:
     `Rc<Mutex<i32>>` cannot be sent between threads safely"). A line's comment is not what it
     pastes ("max_vel_x: 0.5  # the maximum speed of the robot in m/s")."""
-    if any(_pasted(line, asked) for line in sentence.example):
+    # An example's line counts as pasted when it is a run of words, not a two-word command
+    # ("cargo build") the question may name in passing.
+    if any(len(_words(line).split()) >= PASTED_RUN and _pasted(line, asked) for line in sentence.example):
         return True
     if sentence.code:
         return _pasted(sentence.text, asked)

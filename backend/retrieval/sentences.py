@@ -60,7 +60,9 @@ _STATEMENT_END = re.compile(
 )
 # A sentence that introduces what follows ("Run the following command.", "as follows:",
 # "…looks like this:"): it says nothing without it.
-_INTRODUCES = re.compile(r"(?::|\b(?:the following|as follows|below|like this|like so)\b[^.!?]{0,40}\.)$", re.IGNORECASE)
+_INTRODUCES = re.compile(
+    r"(?::|\b(?:the following|as follows|like this|like so)\b[^.!?]{0,40}\.|\bbelow\.)$", re.IGNORECASE
+)
 # A short example after such a sentence is what it introduces (a command, a setting): it is
 # quoted with it. A long one is a program whose first lines say nothing on their own.
 SHORT_EXAMPLE_LINES = 3
@@ -101,8 +103,8 @@ _AMOUNT = re.compile(
 # A price is asked for by "how much … cost" and "what is the price …", not by any mention of
 # prices ("How does this option calculate the price?", "fetch the prices from the internet").
 _ASKS_PRICE = re.compile(
-    r"\bhow much (?:is|are|does|do|would|will)\b.{0,60}\bcost\b|"
-    r"\bwhat(?:'s|\s+is|\s+are|\s+was|\s+were|\s+would\s+be)?\s+(?:the\s+)?prices?\b",
+    r"\bhow much (?:is|are|does|do|would|will)\b.{0,60}\bcost\b|\bwhat (?:does|do|would|will)\b.{0,60}\bcost\b|"
+    r"\bwhat(?:['’]s|\s+is|\s+are|\s+was|\s+were|\s+would\s+be)?\s+(?:the\s+)?prices?\b",
     re.IGNORECASE,
 )
 _PRICE = re.compile(r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?)\b", re.IGNORECASE)
@@ -348,24 +350,27 @@ def split_sentences(chunk_id: str, markdown: str) -> tuple[Sentence, ...]:
     still something a reader may ask about."""
     sentences: list[Sentence] = []
 
-    def add(text: str, code: bool = False) -> None:
+    def add(text: str, code: bool = False) -> bool:
         shown = text if code else _CODE_SPAN.sub(_as_shown, text)
         if not code and _POINTS_ELSEWHERE.match(shown):
-            return  # "See Deploying to Production for …" sends the reader elsewhere: no answer
+            return False  # "See Deploying to Production for …" sends the reader elsewhere: no answer
         terms = frozenset(lexical.terms(shown, compounds=False))
         if len(shown) > 3 and terms and not shown.endswith("?"):  # a question answers nothing
             sentences.append(Sentence(chunk_id, len(sentences), shown, terms, code, not code and "`" in text))
+            return True
+        return False
 
     position = 0
     for fence in _FENCE.finditer(markdown):
-        before = len(sentences)
-        for text in _prose(markdown[position : fence.start()]):
-            add(text)
-        lines = [line.strip() for line in fence.group(0).splitlines()[1:-1] if line.strip()]
-        if len(sentences) > before and _introduces_example(sentences[-1], lines):
+        added = [add(text) for text in _prose(markdown[position : fence.start()])]
+        lines = [line.strip() for line in fence.group(0).splitlines()[1:-1] if line.strip(" \t`")]
+        # only the sentence right before the example introduces it
+        carried: frozenset[str] = frozenset()
+        if added and added[-1] and _introduces_example(sentences[-1], lines):
             sentences[-1] = _with_example(sentences[-1], lines)
+            carried = frozenset(lines)  # quoted with their lead-in, not a second time alone
         for line in fence.group(0).splitlines()[1:-1]:
-            if _VALUE_LINE.match(line.strip()) and len(line.strip()) <= CODE_LINE_CHARS:
+            if _VALUE_LINE.match(line.strip()) and len(line.strip()) <= CODE_LINE_CHARS and line.strip() not in carried:
                 add(line.strip(), code=True)
         position = fence.end()
     for text in _prose(markdown[position:]):
@@ -373,10 +378,16 @@ def split_sentences(chunk_id: str, markdown: str) -> tuple[Sentence, ...]:
     return tuple(sentences)
 
 
+def introduces(text: str) -> bool:
+    """Whether the text ends by introducing what follows ("… as follows:", "Run the following
+    command.")."""
+    return _INTRODUCES.search(text) is not None
+
+
 def _introduces_example(sentence: Sentence, lines: list[str]) -> bool:
     """Whether the sentence introduces the example after it, and that example is short."""
     short = 0 < len(lines) <= SHORT_EXAMPLE_LINES and all(len(line) <= CODE_LINE_CHARS for line in lines)
-    return short and _INTRODUCES.search(sentence.text) is not None
+    return short and introduces(sentence.text)
 
 
 def _with_example(sentence: Sentence, lines: list[str]) -> Sentence:

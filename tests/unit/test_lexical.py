@@ -150,3 +150,9 @@ def test_scores_are_the_same_in_every_process_whatever_its_string_hashing() -> N
         for seed in ("1", "2", "3", "4")
     }
     assert len(runs) == 1
+
+
+def test_a_names_words_are_split_as_its_terms_are() -> None:
+    assert lexical.name_words("IsaacSim") == ["Isaac", "Sim"]
+    assert lexical.name_words("ros2_ws") == ["ros", "2", "ws"]
+    assert lexical.name_words("Log4j") == ["Log", "4j"]  # a digit keeps the letters after it

@@ -54,6 +54,19 @@ def test_a_window_that_runs_into_one_already_quoted_is_quoted_up_to_it() -> None
     )
 
 
+def test_a_window_is_cut_only_before_a_whole_sentence_and_never_to_a_lead_in() -> None:
+    model = OfflineAnswerModel(Question(text="How is the queue size set on a robot without a map?"))
+    found = search(
+        "How is the queue size set on a robot without a map?", STRONG,
+        ("S1", "Queues", "Nav2 is required. It plans paths.", STRONG),
+        ("S1", "Queues", "On a robot without a map, Nav2 is required. It plans paths.", STRONG),
+        ("S2", "Queues", "Set the queue size with the following command. Nav2 is required.", STRONG),
+    )
+    # the second runs into the first mid-sentence (not cut there, it overlaps what was quoted);
+    # the third, cut, would be left a lead-in to what was cut
+    assert model.compose([found]) == "Nav2 is required. It plans paths. [S1]"
+
+
 def test_each_part_of_a_question_gets_its_own_search() -> None:
     model = OfflineAnswerModel(Question(text="What does a LiDAR measure, and how far can it see?"))
     assert [arguments for _, arguments in model.next_tool_calls([], TOOLS)] == [

@@ -41,6 +41,9 @@ from backend.retrieval.query import Query
         # A statement that joins two clauses sets two scenes.
         ("I want a base layout on every page, and then flashed messages under it. How do I do that?",
          ["I want a base layout on every page", "flashed messages under it"]),
+        # Scenes take only the room the question's own clauses leave.
+        ("I use Flask, and I deploy with Docker. How do I add login, and how do I test the views?",
+         ["I use Flask", "How do I add login", "how do I test the views"]),
         # "i.e." and "e.g." end no statement: the question goes on.
         ("What is the default queue size, i.e. how many messages does a topic keep?", []),
     ],
@@ -58,8 +61,9 @@ def test_questions_that_ask_several_things_are_split(question: str, parts: list[
         "Stop and go?",
         # A statement is context: its words ("never connect") relate no topics.
         "My publisher and subscriber share a topic name but never connect. What could cause that?",
-        # A statement's "and" without a comma joins words, not clauses.
+        # A statement's "and" without a comma joins words, not clauses; ", and" may end a list.
         "My publisher and subscriber share a topic name. Why?",
+        "My app uses Flask, Jinja, and SQLAlchemy with Postgres. How do I test it?",
         # The reader connecting to something is what they do, not two topics connecting.
         "How do I connect to the robot's log database and read the last errors?",
     ],

@@ -51,8 +51,8 @@ def test_code_lines_that_set_a_value_are_sentences_in_page_order() -> None:
 def test_a_code_example_inside_a_list_item_is_code() -> None:
     sentences = split_sentences("c1", "- Frozen classes refuse changes:\n\n  ```python\n  print(c)\n  queue_size = 10\n  ```\n\n- They hash.")
     assert [(s.text, s.code) for s in sentences] == [
-        ("Frozen classes refuse changes: `print(c)` `queue_size = 10`", False),  # its short example
-        ("queue_size = 10", True), ("They hash.", False),
+        ("Frozen classes refuse changes: `print(c)` `queue_size = 10`", False),  # its short example,
+        ("They hash.", False),  # whose value line is not a sentence a second time
     ]
 
 
@@ -209,6 +209,8 @@ def test_a_window_without_a_value_of_the_asked_kind_cannot_answer(question: str,
     assert without.evidence("When is the costmap updated?") == without.support  # asks no date
     for asks_no_price in ("How does this option calculate the price?", "Can it fetch the prices online?"):
         assert without.evidence(asks_no_price) > CANNOT_ANSWER
+    for asks_price in ("What’s the price of the Pro plan?", "What does the Pro plan cost?"):
+        assert without.evidence(asks_price) == CANNOT_ANSWER
     assert without.evidence("When was the store created?") == without.support  # a step, as often
     # "us" and "B" are not units when a question names a region, a language or a tree.
     for asks_no_unit in ("Which services run in us-east-1?", "Is the UI in US English?", "Why store keys in B-trees?"):
@@ -301,3 +303,16 @@ def test_a_line_of_an_example_is_the_readers_when_they_pasted_it_not_its_comment
     assert _written_in(error, asked)
     setting = Sentence("c", 1, "max_vel_x: 0.5  # the maximum speed of the robot in m/s", frozenset(), True)
     assert not _written_in(setting, _words("What is the maximum speed of the robot in m/s?"))
+    # A lead-in is theirs when they pasted a line of its example; a two-word command named in
+    # passing is no paste.
+    lead_in = Sentence("c", 2, "It stops with:", frozenset(), example=("error: servo 3 not responding",))
+    assert _written_in(lead_in, _words("Why do I get error: servo 3 not responding?"))
+    command = Sentence("c", 3, "Build it with the following command:", frozenset(), example=("cargo build",))
+    assert not _written_in(command, _words("Why does cargo build fail on my laptop?"))
+
+
+def test_only_the_sentence_right_before_an_example_introduces_it() -> None:
+    below = split_sentences("c", "Keep the battery below 40 degrees.\n\n```\nlimit: 40\n```")
+    assert below[0].text == "Keep the battery below 40 degrees." and not below[0].example
+    asked = split_sentences("c", "Keep the rate below 10. What does it print?\n\n```\nrate: 5\n```")
+    assert asked[0].text == "Keep the rate below 10." and not asked[0].example
