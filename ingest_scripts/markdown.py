@@ -198,12 +198,16 @@ def without_pointers(markdown_list: str, references: frozenset[str] = frozenset(
 
 
 def _only_links(text: str, references: frozenset[str]) -> bool:
-    def link(match: re.Match[str]) -> bool:
-        return match["text"] is not None and _is_link(match, references)
+    links: list[str] = []
 
-    rest = _INLINE.sub(lambda match: "" if link(match) else match[0], text)
-    links = any(link(m) for m in _INLINE.finditer(text))
-    return links and POINTER_SEPARATORS.fullmatch(rest) is not None
+    def without_link(match: re.Match[str]) -> str:
+        if match["text"] is not None and _is_link(match, references):
+            links.append(match[0])
+            return ""
+        return match[0]
+
+    rest = _INLINE.sub(without_link, text)  # one pass: the links taken out, and counted
+    return bool(links) and POINTER_SEPARATORS.fullmatch(rest) is not None
 
 
 def _indent(line: str) -> int:

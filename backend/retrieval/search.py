@@ -423,7 +423,8 @@ def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], qu
                 and sentences[after].chunk_id == window.chunk_id:
             after += 1  # the rest of the example's lines (or those the lead-in quotes)
         following = [s for s in sentences[after : after + WINDOW] if s.chunk_id == window.chunk_id]
-        kind = kept[0].code if kept else following[0].code if following else False
+        # the window runs on in its own kind: prose after prose, else whatever follows first
+        kind = bool(following) and not kept and following[0].code
         following = [s for s in following if s.code == kind and not _written_in(s, asked)]
         run_on = (kept + following)[:WINDOW]
         if run_on and run_on[-1].leads_in and len(run_on) > 1:

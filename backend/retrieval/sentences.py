@@ -363,15 +363,16 @@ def split_sentences(chunk_id: str, markdown: str) -> tuple[Sentence, ...]:
     position = 0
     for fence in _FENCE.finditer(markdown):
         added = [add(text) for text in _prose(markdown[position : fence.start()])]
-        lines = [line.strip() for line in fence.group(0).splitlines()[1:-1] if line.strip(" \t`")]
+        code_lines = [line.strip() for line in fence.group(0).splitlines()[1:-1]]
+        example = [line for line in code_lines if line.strip(" \t`")]
         # only the sentence right before the example introduces it
         carried: frozenset[str] = frozenset()
-        if added and added[-1] and _introduces_example(sentences[-1], lines):
-            sentences[-1] = _with_example(sentences[-1], lines)
-            carried = frozenset(lines)  # quoted with their lead-in, not a second time alone
-        for line in fence.group(0).splitlines()[1:-1]:
-            if _VALUE_LINE.match(line.strip()) and len(line.strip()) <= CODE_LINE_CHARS and line.strip() not in carried:
-                add(line.strip(), code=True)
+        if added and added[-1] and _introduces_example(sentences[-1], example):
+            sentences[-1] = _with_example(sentences[-1], example)
+            carried = frozenset(example)  # quoted with their lead-in, not a second time alone
+        for line in code_lines:
+            if _VALUE_LINE.match(line) and len(line) <= CODE_LINE_CHARS and line not in carried:
+                add(line, code=True)
         position = fence.end()
     for text in _prose(markdown[position:]):
         add(text)
