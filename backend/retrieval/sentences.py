@@ -166,6 +166,7 @@ _ASKS_EXPANSION = re.compile(
     re.IGNORECASE,
 )
 _ACRONYM = re.compile(r"\b[A-Za-z]?[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b")
+_PLAIN_WORD = re.compile(r"\b[A-Za-z]{2,}\b")
 # Words that may spell out an acronym, what may separate them, and the short words skipped.
 _SPELLING_START = re.compile(r"\b[A-Z][a-z]+(?=[\s-]+(?:[A-Z][a-z]+|[a-z]{2,3})\b)")
 _NEXT_WORD = re.compile(r"([\s-]+)([A-Za-z][a-z]*)\b")
@@ -259,9 +260,7 @@ class Window:
             question, self.sentences[0].text
         ):
             fit += ANSWER_TYPE_BONUS
-        if _ASKS_EXPANSION.search(question) and any(
-            spelled_out(acronym, self.text) for acronym in _ACRONYM.findall(question)
-        ):
+        if any(spelled_out(acronym, self.text) for acronym in _asked_acronyms(question)):
             fit += ANSWER_TYPE_BONUS
         if _ASKS_WAY.search(question) and not self.gives_way:
             fit -= ANSWER_TYPE_BONUS
@@ -305,6 +304,22 @@ def _defines_subject(question: str, sentence: str) -> bool:
     subject = lexical.terms(asked.group("subject"), compounds=False)
     term = lexical.terms(defined.group("term"), compounds=False)
     return bool(term) and term == subject[: len(term)]
+
+
+@lru_cache(maxsize=256)  # asked once per window of every search, and the same each time
+def _asked_acronyms(question: str) -> tuple[str, ...]:
+    """The acronyms an expansion question asks about: those written as acronyms ("What does IMU
+    stand for?"), else its other words, since readers type acronyms in lower case too ("what
+    does imu stand for")."""
+    if not _ASKS_EXPANSION.search(question):
+        return ()
+    if written := _ACRONYM.findall(question):
+        return tuple(written)
+    rest = _ASKS_EXPANSION.sub(" ", question)
+    return tuple(
+        word.upper() for word in _PLAIN_WORD.findall(rest)
+        if word.lower() not in lexical.STOPWORDS and len(word) <= MAX_INITIALS
+    )
 
 
 def spelled_out(acronym: str, text: str) -> bool:

@@ -135,6 +135,10 @@ def test_a_lone_lead_in_is_not_a_window() -> None:
         ("What does SLAM stand for?", "SLAM (Simultaneous Localization and Mapping) builds maps.", True),
         ("What is the CLIP acronym?", "CLIP (Contrastive Language-Image Pretraining) links words.", True),
         ("What does IMU stand for?", "The IMU measures motion in a humanoid's torso.", False),
+        # Readers type acronyms in lower case too.
+        ("what does slam stand for", "Depth enables Simultaneous Localization and Mapping (SLAM).", True),
+        ("what is clip short for", "Models like CLIP (Contrastive Language-Image Pretraining) help.", True),
+        ("what does slam stand for", "Depth sensors are used by SLAM to build maps.", False),
     ],
 )
 def test_a_question_about_an_acronym_prefers_its_expansion(question: str, text: str, fits: bool) -> None:
