@@ -256,7 +256,7 @@ class Window:
         fit = self.closeness
         if _ASKS_QUANTITY.search(question) and self.gives_amount:
             fit += ANSWER_TYPE_BONUS
-        if (_ASKS_DEFINITION.search(question) and _DEFINES.search(self.text)) or _defines_subject(
+        if (_ASKS_DEFINITION.search(question) and _says_what_it_is(question, self.text)) or _defines_subject(
             question, self.sentences[0].text
         ):
             fit += ANSWER_TYPE_BONUS
@@ -292,6 +292,19 @@ def _kind_of_value(question: str) -> re.Pattern[str] | None:
         unit = next(u for u in _UNITS if re.fullmatch(u, asked.group("unit"), re.IGNORECASE))
         return re.compile(rf"\d\s?(?:{unit})(?![a-z])", re.IGNORECASE)
     return None
+
+
+def _says_what_it_is(question: str, text: str) -> bool:
+    """Whether the text says what the question's subject is: "is a", "refers to" after the
+    subject's first word ("In Redux, a reducer is a function"), not after another ("This is the
+    basic structure a reducer uses")."""
+    asked = _WHAT_IS.match(question)
+    subject = lexical.terms(asked.group("subject"), compounds=False)[:1] if asked else []
+    for statement in _SENTENCE_END.split(text):
+        said = _DEFINES.search(statement)
+        if said and subject and subject[0] in lexical.terms(statement[: said.start()], compounds=False):
+            return True
+    return False
 
 
 def _defines_subject(question: str, sentence: str) -> bool:

@@ -156,6 +156,9 @@ def test_a_question_about_an_acronym_prefers_its_expansion(question: str, text: 
         ("what's a node", "A node is an independent process with one job.", True),
         ("Define domain randomization.", "- **Isaac Sim**: NVIDIA's simulator, with domain randomization.", False),
         ("How does domain randomization help?", "- **Domain Randomization**: Varying parameters.", False),
+        # Said of the subject further into a sentence, but not of something else near it.
+        ("What is a reducer?", "Many years ago, a reducer was named. In Redux, a reducer is a function.", True),
+        ("What is a reducer?", "This is the basic structure that a typical reducer uses.", False),
     ],
 )
 def test_a_definition_question_prefers_the_sentence_that_defines_its_subject(
