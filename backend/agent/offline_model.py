@@ -33,6 +33,7 @@ from backend.grounding.messages import NOT_IN_BOOK_MARKER
 from backend.question import (
     Question,
     asks_about_the_text,
+    leaning_part_queries,
     part_queries,
     relates_topics,
     standalone_query,
@@ -63,6 +64,8 @@ class OfflineAnswerModel(Model):
         parts = part_queries(question.text, question.history)
         self.part_topics = _own_terms(list(parts))
         self.part_queries = list(parts.values())
+        # part → its query leaning on the first part, searched when the part alone finds little
+        self.leaning = {parts[part]: query for part, query in leaning_part_queries(question.text, question.history).items()}
         self.relates = relates_topics(question.text)
 
     async def get_response(
@@ -153,11 +156,16 @@ class OfflineAnswerModel(Model):
             else:
                 query = standalone_query(question.text, question.history)
             return [_search_call(q) for q in [query, *self.part_queries]]
+        searched = {_searched(s) for s in searches}
+        retries = [
+            self.leaning[_searched(s)] for s in searches
+            if _searched(s) in self.leaning and s["support"] < s["answerable"]
+        ]
         retry = self._with_previous_exchange()
         found_little = all(s["support"] < s["answerable"] for s in self._whole_question(searches))
-        if retry and found_little and all(_searched(s) != retry for s in searches):
-            return [_search_call(retry)]
-        return []
+        if retry and found_little:
+            retries.append(retry)
+        return [_search_call(q) for q in retries if q not in searched]
 
     def _about_the_page(self) -> bool:
         """"What are the key ideas of this page?" with the page known."""
@@ -180,7 +188,16 @@ class OfflineAnswerModel(Model):
         return [("search_book_content", {"query": about, "lesson": lesson_id})]
 
     def _whole_question(self, searches: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [s for s in searches if _searched(s) not in self.part_queries]
+        parts = {*self.part_queries, *self.leaning.values()}
+        return [s for s in searches if _searched(s) not in parts]
+
+    def _parts(self, searches: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each part's best search: its own, or the one leaning on the first part."""
+        best = []
+        for query in self.part_queries:
+            own = [s for s in searches if _searched(s) in (query, self.leaning.get(query))]
+            best += [max(own, key=lambda s: s["support"])] if own else []
+        return best
 
     def _with_previous_exchange(self) -> Query | None:
         history = self.question.history
@@ -200,7 +217,7 @@ class OfflineAnswerModel(Model):
         selected = self.question.selected_text or ""
         whole = self._whole_question(searches) or searches
         main = max(whole, key=lambda s: s["support"])  # the original query, or its retry
-        parts = [s for s in searches if s not in whole]
+        parts = self._parts(searches) if whole is not searches else []
         windows = _new_to_reader(main["key_sentences"], selected)
         if selected:
             # Next to the selection is where a question about it is most likely answered.

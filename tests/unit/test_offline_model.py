@@ -94,6 +94,30 @@ def test_a_follow_up_that_found_little_searches_again_with_the_previous_exchange
     assert OfflineAnswerModel(Question(text="What can it cope with?")).next_tool_calls([first], TOOLS) == []
 
 
+def test_a_part_that_found_little_alone_searches_again_leaning_on_the_first_part() -> None:
+    """"…, and what do the two numbers at the end mean?" leaves its subject to the first part
+    without a pronoun: alone it finds little, so it is searched with the first part's words,
+    and the better of its two searches answers it."""
+    question = "What does an fstab line look like, and what do the two numbers at the end mean?"
+    model = OfflineAnswerModel(Question(text=question))
+    first, second = "What does an fstab line look like", "what do the two numbers at the end mean"
+    whole = search(question, STRONG, ("S1", "NFS", "An entry reads server:/srv /srv nfs4 rw 0 0.", STRONG))
+    line = search(first, STRONG, ("S1", "NFS", "An entry reads server:/srv /srv nfs4 rw 0 0.", STRONG))
+    alone = search(second, WEAK, ("S3", "Zones", "Two numbers end each zone record.", WEAK))
+    assert model.next_tool_calls([whole, line, alone], TOOLS) == [
+        ("search_book_content", {"query": second, "context": [first]})
+    ]
+    leaning = search(second, STRONG, ("S2", "Fstab", "The sixth field is the fsck order.", STRONG),
+                     context=(first,))
+    assert model.next_tool_calls([whole, line, alone, leaning], TOOLS) == []  # one retry at most
+    assert model.compose([whole, line, alone, leaning]) == (
+        "An entry reads server:/srv /srv nfs4 rw 0 0. [S1] The sixth field is the fsck order. [S2]"
+    )
+    # A part found alone is answered alone: leaning would trade its lesson for the first part's.
+    found = search(second, STRONG, ("S3", "Zones", "Two numbers end each zone record.", STRONG))
+    assert model.next_tool_calls([whole, line, found], TOOLS) == []
+
+
 def test_it_declines_when_no_search_found_enough_support() -> None:
     model = OfflineAnswerModel(Question(text="What does a pizza oven cost?"))
     weak = search("What does a pizza oven cost?", WEAK, ("S1", "Ovens", "Ovens are hot.", WEAK))
