@@ -70,6 +70,7 @@ _INLINE = frozenset((
     "acronym", "big", "font", "strike", "tt",  # HTML 4's, still written by DocBook and Texinfo
 ))
 _LIST_BREAKS = frozenset(("ul", "ol", "pre", "table"))  # what a list item's line stops at
+_LIST_LINE = re.compile(r"(?:-|\d+\.) ")  # a block that is a list (see _list)
 _BREAK = "\x00"  # a <br> while whitespace is collapsed
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
 _NO_LANGUAGE = ("default", "none", "text")
@@ -443,6 +444,8 @@ def _blocks(node: LexborNode) -> Iterator[Block]:
             yield from _table(child)
         elif child.tag in ("ul", "ol"):
             yield from _list(child)
+        elif child.tag == "dl":
+            yield from _definitions(child)
         elif not child.tag.startswith("-"):  # comments
             yield from _blocks(child)
     yield from _paragraph(run)
@@ -549,6 +552,29 @@ def _list(node: LexborNode) -> Iterator[Block]:
         yield part
     if lines:
         yield Block("text", 0, 0, "\n".join(lines))
+
+
+def _definitions(node: LexborNode) -> Iterator[Block]:
+    """A definition list (a manual's options, a glossary): each term leads the first paragraph
+    of its definition, "Threshold: The minimum difference …", as a glossary entry reads in
+    markdown, so that neither is quoted without the other; the definition's other blocks follow."""
+    terms: list[str] = []
+    for child in node.iter():
+        if child.tag == "dt":
+            if term := _squash(_inline(child)).rstrip(": "):
+                terms.append(term)
+            continue
+        if child.tag != "dd":
+            continue
+        blocks = list(_blocks(child))
+        if terms and blocks and blocks[0].kind == "text" and not _LIST_LINE.match(blocks[0].text):
+            blocks[0] = Block("text", 0, 0, f"{', '.join(terms)}: {blocks[0].text}")
+        elif terms:
+            yield Block("text", 0, 0, f"{', '.join(terms)}:")
+        terms = []
+        yield from blocks
+    if terms:
+        yield Block("text", 0, 0, ", ".join(terms))
 
 
 def _list_parts(node: LexborNode, depth: int) -> Iterator[str | Block]:

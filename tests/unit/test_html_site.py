@@ -316,6 +316,23 @@ def test_list_items_that_are_only_links_are_not_passage_text() -> None:
     assert [b.text for b in result.blocks if b.kind == "text"][-1] == "  - Words of its own\n- `e()`: computes e"
 
 
+def test_a_definition_list_reads_each_term_with_its_definition() -> None:
+    """A manual's options (DocBook's variablelist, a glossary): a term leads the first paragraph
+    of its definition, as "**Term**: definition" does in markdown; the rest of the definition
+    follows, and a definition that opens with a list keeps its term as a lead-in."""
+    html = page(f"""<main><h1>Sharpen</h1><p>{PROSE}</p><div class="variablelist"><dl>
+        <dt><span class="term">Amount</span></dt><dd><p>Sets the strength.</p></dd>
+        <dt>Threshold</dt><dd><p>Sets the smallest edge.</p><p>Protects smooth areas.</p></dd>
+        <dt>Mode</dt><dt>Method:</dt><dd><ul><li>Fast</li><li>Fine</li></ul></dd>
+        </dl></div></main>""")
+    result = read_page(html)
+    assert result is not None
+    assert [b.text for b in result.blocks if b.kind == "text"][1:] == [
+        "Amount: Sets the strength.", "Threshold: Sets the smallest edge.", "Protects smooth areas.",
+        "Mode, Method:", "- Fast\n- Fine",
+    ]
+
+
 def test_a_paragraph_of_links_only_and_a_publican_page_bar_are_not_passage_text() -> None:
     """A Publican book's page (no main landmark): a banner that only links, and the bar of
     "Prev", the book's name and "Next"; a paragraph with words of its own keeps its link."""
