@@ -194,17 +194,15 @@ def part_queries(question: str, history: list[Turn]) -> dict[str, Query]:
     return queries
 
 
-def leaning_part_queries(question: str, history: list[Turn]) -> dict[str, Query]:
-    """Each later part that does not lean on the first → its query leaning on it, searched when
-    the part alone finds too little: a part may leave its subject to the first without a
-    pronoun ("What would an fstab line look like …, and what do the two numbers at the end of
-    the line mean?"). Only then, since a part that is found alone is often about another
-    lesson, which leaning would trade for the first part's. Its support is not the part's: the
-    first part's words find it too, so grounding still asks whether the part alone was found."""
-    queries = part_queries(question, history)
-    parts = list(queries)
+def leaning_on_the_first(parts: dict[str, Query]) -> dict[Query, Query]:
+    """Each later part's query that does not lean on the first part → the same leaning on it,
+    searched when the part alone finds too little: a part may leave its subject to the first
+    without a pronoun ("What would an fstab line look like …, and what do the two numbers at the
+    end of the line mean?"). Only then, since a part that is found alone is often about another
+    lesson, which leaning would trade for the first part's."""
+    first, *later = parts
     return {
-        part: query.leaning_on(parts[0])
-        for part, query in queries.items()
-        if part != parts[0] and parts[0] not in query.context
+        parts[part]: parts[part].leaning_on(first)
+        for part in later
+        if first not in parts[part].context
     }

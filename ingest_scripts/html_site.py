@@ -52,7 +52,8 @@ _NOT_TEXT = (
     ".section-toc, .mini-toc, table.menu, "  # Texinfo's menus
     "table[class^=index-], table[class*=printindex], "  # Texinfo's index (entries linking to sections)
     "[role=tablist], "  # the labels of tabs, not their panels
-    ".admonition-title, [class*=admonitionHeading], .custom-block-title"  # "Note", "Warning"
+    ".admonition-title, [class*=admonitionHeading], .custom-block-title, "  # "Note", "Warning"
+    ".viewcode-link"  # Sphinx's "[source]" beside a signature
 )
 # The classes of a <div> that is a section of the book (Texinfo's and DocBook's).
 _SECTIONING = re.compile(r"\b(?:(?:sub)*section|chapter|appendix\w*|unnumbered\w*|part|sect\d|top)\b")
@@ -70,7 +71,8 @@ _INLINE = frozenset((
     "acronym", "big", "font", "strike", "tt",  # HTML 4's, still written by DocBook and Texinfo
 ))
 _LIST_BREAKS = frozenset(("ul", "ol", "pre", "table"))  # what a list item's line stops at
-_LIST_LINE = re.compile(r"(?:-|\d+\.) ")  # a block that is a list (see _list)
+# The class of a <dt> that is a program object's signature (Sphinx's "sig", Texinfo's "deffn" …).
+_SIGNATURE = re.compile(r"\bsig\b|\bdef")
 _BREAK = "\x00"  # a <br> while whitespace is collapsed
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
 _NO_LANGUAGE = ("default", "none", "text")
@@ -367,7 +369,7 @@ def _strip(content: LexborNode) -> None:
     _remove([
         link for link in content.css("a[href]")
         if _EDIT_LINK.fullmatch(_squash(link.text()))
-        or (_ancestor_in(link, _HEADINGS) and not any(ch.isalnum() for ch in link.text()))  # "¶"
+        or (_ancestor_in(link, (*_HEADINGS, "dt")) and not any(ch.isalnum() for ch in link.text()))  # "¶"
     ])
 
 
@@ -557,24 +559,59 @@ def _list(node: LexborNode) -> Iterator[Block]:
 def _definitions(node: LexborNode) -> Iterator[Block]:
     """A definition list (a manual's options, a glossary): each term leads the first paragraph
     of its definition, "Threshold: The minimum difference …", as a glossary entry reads in
-    markdown, so that neither is quoted without the other; the definition's other blocks follow."""
+    markdown, so that neither is quoted without the other; the definition's other blocks follow,
+    and a definition that opens with a list or code keeps its terms as a lead-in ("Mode:"). A
+    program object's signature (Sphinx's, Texinfo's) heads its description as a heading would."""
     terms: list[str] = []
-    for child in node.iter():
+    defined = False  # the terms have had a definition, so a next term starts a new entry
+    for child in _entries(node):
         if child.tag == "dt":
-            if term := _squash(_inline(child)).rstrip(": "):
+            if defined:
+                terms, defined = [], False
+            term = _squash(_inline(child)).rstrip(": ")
+            if term and _SIGNATURE.search(child.attributes.get("class") or ""):
+                yield Block("text", 0, 0, term)
+            elif term:
                 terms.append(term)
-            continue
-        if child.tag != "dd":
-            continue
-        blocks = list(_blocks(child))
-        if terms and blocks and blocks[0].kind == "text" and not _LIST_LINE.match(blocks[0].text):
-            blocks[0] = Block("text", 0, 0, f"{', '.join(terms)}: {blocks[0].text}")
-        elif terms:
-            yield Block("text", 0, 0, f"{', '.join(terms)}:")
-        terms = []
-        yield from blocks
-    if terms:
+        elif child.tag == "dd":
+            blocks = list(_blocks(child))
+            lead = ", ".join(terms)
+            if lead and blocks and blocks[0].kind == "text" and _opens_with_prose(child):
+                blocks[0] = Block("text", 0, 0, f"{lead}: {blocks[0].text}")
+            elif lead:
+                yield Block("text", 0, 0, f"{lead}:")
+            defined = True
+            yield from blocks
+        elif child.tag == "-text":
+            if text := _squash(child.text_content or ""):
+                yield Block("text", 0, 0, text)
+        elif not child.tag.startswith("-"):  # comments
+            yield from _blocks(child)
+    if terms and not defined:
         yield Block("text", 0, 0, ", ".join(terms))
+
+
+def _entries(node: LexborNode) -> Iterator[LexborNode]:
+    """A definition list's children, with those of the <div>s that HTML lets group a term and
+    its definition in their place."""
+    for child in node.iter(include_text=True):
+        if child.tag == "div":
+            yield from _entries(child)
+        else:
+            yield child
+
+
+def _opens_with_prose(node: LexborNode) -> bool:
+    """Whether the node's first content is prose, not a list, a table or code."""
+    for child in node.iter(include_text=True):
+        if child.tag == "-text":
+            if (child.text_content or "").strip():
+                return True
+        elif child.tag in ("div", "section", "blockquote"):
+            return _opens_with_prose(child)
+        elif not child.tag.startswith("-"):
+            return child.tag not in ("ul", "ol", "dl", "pre", "table")
+    return False
 
 
 def _list_parts(node: LexborNode, depth: int) -> Iterator[str | Block]:

@@ -33,7 +33,7 @@ from backend.grounding.messages import NOT_IN_BOOK_MARKER
 from backend.question import (
     Question,
     asks_about_the_text,
-    leaning_part_queries,
+    leaning_on_the_first,
     part_queries,
     relates_topics,
     standalone_query,
@@ -64,8 +64,7 @@ class OfflineAnswerModel(Model):
         parts = part_queries(question.text, question.history)
         self.part_topics = _own_terms(list(parts))
         self.part_queries = list(parts.values())
-        # part → its query leaning on the first part, searched when the part alone finds little
-        self.leaning = {parts[part]: query for part, query in leaning_part_queries(question.text, question.history).items()}
+        self.leaning = leaning_on_the_first(parts) if parts else {}
         self.relates = relates_topics(question.text)
 
     async def get_response(
@@ -142,7 +141,8 @@ class OfflineAnswerModel(Model):
         First read around the reader's selection (if any); then search with the selection when
         it was found in the book, else with the standalone question, plus one search per part
         of a question that asks several things; then, if a follow-up found too little, search
-        once more with the previous exchange as context, as the instructions ask of any model."""
+        once more with the previous exchange as context, as the instructions ask of any model,
+        and a later part that found too little alone once more leaning on the first part."""
         question = self.question
         searches = [o for o in outputs if "key_sentences" in o]
         if self._about_the_page():
@@ -192,12 +192,20 @@ class OfflineAnswerModel(Model):
         return [s for s in searches if _searched(s) not in parts]
 
     def _parts(self, searches: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Each part's best search: its own, or the one leaning on the first part."""
-        best = []
+        """Each part's search: its own, or the one leaning on the first part when that was made
+        (the part alone found too little). Its support owes much to the first part's words, so
+        only its windows that use a word of the part's own answer the part."""
+        chosen: list[dict[str, Any]] = []
         for query in self.part_queries:
-            own = [s for s in searches if _searched(s) in (query, self.leaning.get(query))]
-            best += [max(own, key=lambda s: s["support"])] if own else []
-        return best
+            own = [s for s in searches if _searched(s) == query]
+            leaning = [s for s in searches if _searched(s) == self.leaning.get(query)]
+            words = frozenset(lexical.terms(query.text, compounds=False))
+            windows = [
+                w for s in leaning for w in s["key_sentences"]
+                if words & frozenset(lexical.terms(w["text"], compounds=False))
+            ]
+            chosen += [{**leaning[0], "key_sentences": windows}] if windows else own
+        return chosen
 
     def _with_previous_exchange(self) -> Query | None:
         history = self.question.history
@@ -209,15 +217,17 @@ class OfflineAnswerModel(Model):
     def compose(self, outputs: list[dict[str, Any]]) -> str:
         """The best sentence windows of the main search that do not repeat each other, best
         first (after the lead, one from a module not quoted yet before a second from the same);
-        then the best window of each part's own search that the answer lacks. Each window is
-        followed by its ref. Declines when no search found enough support."""
+        then the best window of each part's search (its own, or the one leaning on the first
+        part) that the answer lacks. Each window is followed by its ref. Declines when no search
+        found enough support."""
         searches = [o for o in outputs if "key_sentences" in o]
         if not searches:
             return NOT_IN_BOOK_MARKER
         selected = self.question.selected_text or ""
-        whole = self._whole_question(searches) or searches
+        whole = self._whole_question(searches)
+        parts = self._parts(searches) if whole else []
+        whole = whole or searches
         main = max(whole, key=lambda s: s["support"])  # the original query, or its retry
-        parts = self._parts(searches) if whole is not searches else []
         windows = _new_to_reader(main["key_sentences"], selected)
         if selected:
             # Next to the selection is where a question about it is most likely answered.

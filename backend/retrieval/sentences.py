@@ -153,6 +153,7 @@ _ASKS_MEANING = re.compile(
 _WHAT_IS = re.compile(
     r"^\s*(?:what|who)(?: is|'s| are) (?:an? |the )?(?P<subject>.+?)\s*\??\s*$", re.IGNORECASE
 )
+_QUALIFIED = re.compile(r"\s+(?:of|in|for|on|with|from|at|by|under|inside)\s+", re.IGNORECASE)
 # A glossary entry or definition opens with the term it defines: "Domain Randomization: The
 # practice of …", "A node is …".
 _DEFINED_TERM = re.compile(
@@ -166,7 +167,16 @@ _ASKS_EXPANSION = re.compile(
     re.IGNORECASE,
 )
 _ACRONYM = re.compile(r"\b[A-Za-z]?[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b")
-_PLAIN_WORD = re.compile(r"\b[A-Za-z]{2,}\b")
+# The word an expansion question asks about, in the order tried: "what does IMU stand for",
+# "what is urdf short for", "the full form of VLA", "what is the CLIP acronym".
+_EXPANDED_WORD = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        r"([\w.-]+)\s+(?:stands?|standing|is\s+short|short)\s+for\b",
+        r"\b(?:full\s+(?:form|name)|acronym|abbreviation)\s+(?:of|for)\s+(?:the\s+)?([\w.-]+)",
+        r"^\s*what\s+(?:does|is)\s+(?:the\s+)?(?!the\b)([\w.-]+)\s+(?:mean|acronym|abbreviation)\b",
+    )
+)
 # Words that may spell out an acronym, what may separate them, and the short words skipped.
 _SPELLING_START = re.compile(r"\b[A-Z][a-z]+(?=[\s-]+(?:[A-Z][a-z]+|[a-z]{2,3})\b)")
 _NEXT_WORD = re.compile(r"([\s-]+)([A-Za-z][a-z]*)\b")
@@ -256,7 +266,7 @@ class Window:
         fit = self.closeness
         if _ASKS_QUANTITY.search(question) and self.gives_amount:
             fit += ANSWER_TYPE_BONUS
-        if (_ASKS_DEFINITION.search(question) and _says_what_it_is(question, self.text)) or _defines_subject(
+        if (_ASKS_DEFINITION.search(question) and _says_what_it_is(question, self.sentences)) or _defines_subject(
             question, self.sentences[0].text
         ):
             fit += ANSWER_TYPE_BONUS
@@ -294,17 +304,28 @@ def _kind_of_value(question: str) -> re.Pattern[str] | None:
     return None
 
 
-def _says_what_it_is(question: str, text: str) -> bool:
-    """Whether the text says what the question's subject is: "is a", "refers to" after the
-    subject's first word ("In Redux, a reducer is a function"), not after another ("This is the
-    basic structure a reducer uses")."""
+def _says_what_it_is(question: str, sentences: Sequence[Sentence]) -> bool:
+    """Whether a sentence says what the question's subject is: "is a", "refers to" after the
+    word the subject names ("In Redux, a reducer is a function"), not after another ("This is
+    the basic structure a reducer uses")."""
+    named = _subject_named(question)
+    return named is not None and any(
+        named in lexical.terms(sentence.text[: said.start()], compounds=False)
+        for sentence in sentences
+        for said in _DEFINES.finditer(sentence.text)
+    )
+
+
+@lru_cache(maxsize=256)  # asked once per window of every search, and the same each time
+def _subject_named(question: str) -> str | None:
+    """The term a "what is" question's subject names: its last before "of", "in", "for" …
+    ("a reducer in redux": reducer; "the ROS node": node)."""
     asked = _WHAT_IS.match(question)
-    subject = lexical.terms(asked.group("subject"), compounds=False)[:1] if asked else []
-    for statement in _SENTENCE_END.split(text):
-        said = _DEFINES.search(statement)
-        if said and subject and subject[0] in lexical.terms(statement[: said.start()], compounds=False):
-            return True
-    return False
+    if asked is None:
+        return None
+    named = _QUALIFIED.split(asked.group("subject"), maxsplit=1)[0]
+    terms = lexical.terms(named, compounds=False)
+    return terms[-1] if terms else None
 
 
 def _defines_subject(question: str, sentence: str) -> bool:
@@ -321,18 +342,15 @@ def _defines_subject(question: str, sentence: str) -> bool:
 
 @lru_cache(maxsize=256)  # asked once per window of every search, and the same each time
 def _asked_acronyms(question: str) -> tuple[str, ...]:
-    """The acronyms an expansion question asks about: those written as acronyms ("What does IMU
-    stand for?"), else its other words, since readers type acronyms in lower case too ("what
-    does imu stand for")."""
+    """The acronyms an expansion question asks about: the word it asks to have expanded, in
+    whatever case the reader typed it ("what does imu stand for"), else those written as
+    acronyms."""
     if not _ASKS_EXPANSION.search(question):
         return ()
-    if written := _ACRONYM.findall(question):
-        return tuple(written)
-    rest = _ASKS_EXPANSION.sub(" ", question)
-    return tuple(
-        word.upper() for word in _PLAIN_WORD.findall(rest)
-        if word.lower() not in lexical.STOPWORDS and len(word) <= MAX_INITIALS
-    )
+    for pattern in _EXPANDED_WORD:
+        if asked := pattern.search(question):
+            return (asked.group(1).upper(),)
+    return tuple(_ACRONYM.findall(question))
 
 
 def spelled_out(acronym: str, text: str) -> bool:

@@ -319,18 +319,34 @@ def test_list_items_that_are_only_links_are_not_passage_text() -> None:
 def test_a_definition_list_reads_each_term_with_its_definition() -> None:
     """A manual's options (DocBook's variablelist, a glossary): a term leads the first paragraph
     of its definition, as "**Term**: definition" does in markdown; the rest of the definition
-    follows, and a definition that opens with a list keeps its term as a lead-in."""
+    follows; a definition that opens with a list keeps its terms as a lead-in; entries grouped
+    in <div>s and prose between entries are read too, permalinks are not."""
     html = page(f"""<main><h1>Sharpen</h1><p>{PROSE}</p><div class="variablelist"><dl>
         <dt><span class="term">Amount</span></dt><dd><p>Sets the strength.</p></dd>
-        <dt>Threshold</dt><dd><p>Sets the smallest edge.</p><p>Protects smooth areas.</p></dd>
+        <dt>Threshold<a class="headerlink" href="#threshold">¶</a></dt>
+        <dd><p>Sets the smallest edge.</p><p>Protects smooth areas.</p></dd>
         <dt>Mode</dt><dt>Method:</dt><dd><ul><li>Fast</li><li>Fine</li></ul></dd>
+        <p>Two more options:</p>
+        <div><dt>Step</dt><dd><p>1. Open the dialog.</p></dd><dd>Repeat it.</dd></div>
         </dl></div></main>""")
     result = read_page(html)
     assert result is not None
     assert [b.text for b in result.blocks if b.kind == "text"][1:] == [
         "Amount: Sets the strength.", "Threshold: Sets the smallest edge.", "Protects smooth areas.",
-        "Mode, Method:", "- Fast\n- Fine",
+        "Mode, Method:", "- Fast\n- Fine", "Two more options:", "Step: 1. Open the dialog.", "Step: Repeat it.",
     ]
+
+
+def test_a_signature_heads_its_description_without_its_links() -> None:
+    """Sphinx's API entry: the signature stays a line of its own (it can be long), without its
+    "[source]" and "¶" links."""
+    html = page(f"""<main><h1>API</h1><p>{PROSE}</p><dl class="py function">
+        <dt class="sig sig-object py" id="render"><span class="sig-name">render</span>(<em>name</em>)
+        <a href="_modules/x.html"><span class="viewcode-link"><span class="pre">[source]</span></span></a>
+        <a class="headerlink" href="#render">¶</a></dt><dd><p>Render a template.</p></dd></dl></main>""")
+    result = read_page(html)
+    assert result is not None
+    assert [b.text for b in result.blocks if b.kind == "text"][1:] == ["render(name)", "Render a template."]
 
 
 def test_a_paragraph_of_links_only_and_a_publican_page_bar_are_not_passage_text() -> None:

@@ -96,8 +96,9 @@ def test_a_follow_up_that_found_little_searches_again_with_the_previous_exchange
 
 def test_a_part_that_found_little_alone_searches_again_leaning_on_the_first_part() -> None:
     """"…, and what do the two numbers at the end mean?" leaves its subject to the first part
-    without a pronoun: alone it finds little, so it is searched with the first part's words,
-    and the better of its two searches answers it."""
+    without a pronoun: alone it finds little, so it is searched with the first part's words.
+    That search's support owes much to those words, so only its windows that use a word of the
+    part's own answer the part, and the whole question's search still leads."""
     question = "What does an fstab line look like, and what do the two numbers at the end mean?"
     model = OfflineAnswerModel(Question(text=question))
     first, second = "What does an fstab line look like", "what do the two numbers at the end mean"
@@ -107,12 +108,19 @@ def test_a_part_that_found_little_alone_searches_again_leaning_on_the_first_part
     assert model.next_tool_calls([whole, line, alone], TOOLS) == [
         ("search_book_content", {"query": second, "context": [first]})
     ]
-    leaning = search(second, STRONG, ("S2", "Fstab", "The sixth field is the fsck order.", STRONG),
+    leaning = search(second, STRONG + 0.1,
+                     ("S4", "Mounting", "Mount options are separated by commas.", STRONG + 0.1),
+                     ("S2", "Fstab", "The last two numbers are the dump flag and the fsck order.", STRONG),
                      context=(first,))
     assert model.next_tool_calls([whole, line, alone, leaning], TOOLS) == []  # one retry at most
     assert model.compose([whole, line, alone, leaning]) == (
-        "An entry reads server:/srv /srv nfs4 rw 0 0. [S1] The sixth field is the fsck order. [S2]"
+        "An entry reads server:/srv /srv nfs4 rw 0 0. [S1] "
+        "The last two numbers are the dump flag and the fsck order. [S2]"
     )
+    # Nothing in it uses the part's own words: the part is left to its own search.
+    unrelated = search(second, STRONG, ("S4", "Mounting", "Mount options are separated by commas.", STRONG),
+                       context=(first,))
+    assert model.compose([whole, line, alone, unrelated]) == "An entry reads server:/srv /srv nfs4 rw 0 0. [S1]"
     # A part found alone is answered alone: leaning would trade its lesson for the first part's.
     found = search(second, STRONG, ("S3", "Zones", "Two numbers end each zone record.", STRONG))
     assert model.next_tool_calls([whole, line, found], TOOLS) == []

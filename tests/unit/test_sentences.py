@@ -139,6 +139,9 @@ def test_a_lone_lead_in_is_not_a_window() -> None:
         ("what does slam stand for", "Depth enables Simultaneous Localization and Mapping (SLAM).", True),
         ("what is clip short for", "Models like CLIP (Contrastive Language-Image Pretraining) help.", True),
         ("what does slam stand for", "Depth sensors are used by SLAM to build maps.", False),
+        ("what does pid stand for in ROS control", "Tune the Proportional Integral Derivative (PID) gains.", True),
+        # the word asked about is expanded, not the others of the question
+        ("what does idempotent mean in a rest api", "An Application Programming Interface (API) serves.", False),
     ],
 )
 def test_a_question_about_an_acronym_prefers_its_expansion(question: str, text: str, fits: bool) -> None:
@@ -159,6 +162,9 @@ def test_a_question_about_an_acronym_prefers_its_expansion(question: str, text: 
         # Said of the subject further into a sentence, but not of something else near it.
         ("What is a reducer?", "Many years ago, a reducer was named. In Redux, a reducer is a function.", True),
         ("What is a reducer?", "This is the basic structure that a typical reducer uses.", False),
+        ("What is a reducer?", "A reducer was added. This is the basic structure that a reducer uses.", False),
+        ("What is a reducer?", "The store is the source of truth, and a reducer is a pure function.", True),
+        ("What is a ROS node?", "Every robot runs many. A node is a process with one job.", True),
     ],
 )
 def test_a_definition_question_prefers_the_sentence_that_defines_its_subject(
