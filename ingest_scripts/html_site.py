@@ -583,8 +583,7 @@ def _definitions(node: LexborNode) -> Iterator[Block]:
             defined = True
             yield from blocks
         elif child.tag == "-text":
-            if text := _squash(child.text_content or ""):
-                yield Block("text", 0, 0, text)
+            yield from _paragraph([child])
         elif not child.tag.startswith("-"):  # comments
             yield from _blocks(child)
     if terms and not defined:
