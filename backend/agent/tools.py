@@ -73,9 +73,10 @@ async def search_book_content(
             "query": query,
             "context": list(searched.context),
             "support": round(result.evidence.support, 4),
-            # the support at which this book answers a question (measured on it at ingest),
-            # rounded as support is so that a model compares like with like
-            "answerable": state.retriever.calibration.answerable,
+            # the support at which this book answers this search (measured on it at ingest;
+            # lower when the best passages are all on one page), rounded as support is so that
+            # a model compares like with like
+            "answerable": state.retriever.calibration.answerable_for(result.evidence.one_page),
             "key_sentences": key_sentences,
             "passages": passages,
         },

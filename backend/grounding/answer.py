@@ -41,7 +41,7 @@ def ground(stream: CitationStream, raw_text: str, state: RunState) -> Answer:
     calibration = state.retriever.calibration
     assessment = assess(
         state.evidence.support, len(citations), declined(raw_text), calibration,
-        _answers_every_part(state, stream.text),
+        _answers_every_part(state, stream.text), state.evidence.one_page,
     )
     if assessment.status == "not_found":
         related = state.evidence.topical > calibration.off_topic_similarity
@@ -69,11 +69,12 @@ def _answers_every_part(state: RunState, answer: str) -> bool:
     that sets the scene ("Our robot runs Kubernetes.") asks nothing, so needs no answer."""
     question = state.question
     idf = state.retriever.corpus.idf
-    answerable = state.retriever.calibration.answerable
+    calibration = state.retriever.calibration
     said = frozenset(lexical.terms(answer, compounds=False))
     scene = set(scenes(question.text))
     for part, query in part_queries(question.text, question.history).items():
-        if part in scene or state.searched.get(query, answerable) >= answerable:
+        found = state.searched.get(query)
+        if part in scene or found is None or found.support >= calibration.answerable_for(found.one_page):
             continue
         if lexical.weighted_share(lexical.terms(part, compounds=False), said, idf) < PART_COVERED:
             return False

@@ -17,7 +17,7 @@ class RunState:
     sources: dict[str, ScoredChunk] = field(default_factory=dict)  # ref ("S1") → passage
     evidence: Evidence = field(default_factory=Evidence)  # the strongest seen in this run
     evidence_query: Query | None = None  # the search that found it
-    searched: dict[Query, float] = field(default_factory=dict)  # query → support it found
+    searched: dict[Query, Evidence] = field(default_factory=dict)  # query → the most it found
 
     def register(self, hit: ScoredChunk) -> str:
         """The run-wide ref of a passage; the same passage keeps its first ref and its best
@@ -35,7 +35,8 @@ class RunState:
         """Keeps the strongest evidence of the run's searches, the same whichever finishes
         first: of two as strong, the one whose query (text, then context) sorts first; and for
         each query the most it found (a query searched twice, in a module and in the book)."""
-        self.searched[query] = max(evidence.support, self.searched.get(query, evidence.support))
+        if query not in self.searched or evidence.support > self.searched[query].support:
+            self.searched[query] = evidence
         best = self.evidence_query
         if best is None or (-evidence.support, query.text, query.context) < (
             -self.evidence.support, best.text, best.context

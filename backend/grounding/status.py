@@ -28,15 +28,17 @@ def assess(
     model_declined: bool,
     calibration: Calibration,
     every_part: bool = True,
+    one_page: bool = False,
 ) -> Assessment:
     """`every_part` is False when a part of a question that asks several things found too
-    little support: the rest may be answered, the whole is not."""
+    little support: the rest may be answered, the whole is not. `one_page`: the evidence is of
+    a search that found one page (retrieval/search.py, Evidence)."""
     if model_declined or citations == 0:
         return Assessment(status="not_found", confidence="not_found")
     if not every_part:
         return Assessment(status="partial", confidence="needs_review")
     if support >= calibration.confident:
         return Assessment(status="found", confidence="high")
-    if support >= calibration.answerable:
+    if support >= calibration.answerable_for(one_page):
         return Assessment(status="found", confidence="needs_review")
     return Assessment(status="partial", confidence="needs_review")

@@ -15,6 +15,11 @@ score is what chance gives on this book:
   from chance as a significant result does: ANSWERABLE_SIGMAS standard deviations above the
   everyday questions' mean (never below ANSWERABLE_FLOOR); confidently answered at twice that
   distance.
+- answerable on one page: a search whose best passages all come from one page, and whose best
+  sentences are on it too, has found the page about the question, which chance seldom does
+  (the share of everyday questions that do says how seldom). Two independent signs need less
+  of each: support on one page is enough where its chance, times the chance of one page,
+  is as small as the chance the answerable level admits alone.
 The probes are fixed and the search deterministic, so the same book and model always give the
 same figures.
 
@@ -26,6 +31,7 @@ similarity is left out before either level is measured.
 
 from collections.abc import Callable
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 from pydantic import BaseModel
@@ -46,6 +52,8 @@ ANSWERABLE_SIGMAS = 3.0
 ANSWERABLE_FLOOR = 0.25
 # Confident answers stand twice as far from chance as the answerable level.
 CONFIDENT_DISTANCE = 2.0
+# The chance of support at the answerable level or above, were chance support normal.
+ANSWERABLE_CHANCE = NormalDist().cdf(-ANSWERABLE_SIGMAS)
 # The same rule for the probes a book is about, with the median and the median absolute
 # deviation: the estimate must not be moved by the very probes it is looking for.
 ABOUT_SIGMAS = 3.0
@@ -54,6 +62,7 @@ MAD_TO_SIGMA = 1.4826  # the median absolute deviation of a normal distribution 
 # sentences.py): a stored calibration of another method is measured again.
 METHOD = (
     "everyday-80b-less-its-own/similarity-q90/geometric-support-mean+3sd-floor-0.25/no-pointers-2/introduced-examples-2/asked-prices-2"
+    "/one-page-product"
 )
 
 
@@ -62,27 +71,38 @@ class Calibration(BaseModel):
 
     off_topic_similarity: float  # best-passage similarity most everyday questions stay below
     answerable: float  # support at which the book answers a question
+    answerable_on_one_page: float  # the same for a search whose best passages are on one page
     confident: float  # support at which an answer is given with high confidence
     probes: int  # everyday questions measured
     left_out: int = 0  # of them, those the book is about
     method: str = METHOD
+
+    def answerable_for(self, one_page: bool) -> float:
+        """The support at which a search's evidence answers (see Evidence.one_page)."""
+        return self.answerable_on_one_page if one_page else self.answerable
 
 
 def probe_questions() -> list[str]:
     return [line.strip() for line in PROBES.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def calibrate(probe: Callable[[str], tuple[float, float]]) -> Calibration:
-    """`probe(question)` is the question's best-passage similarity and support on the book."""
+def calibrate(probe: Callable[[str], tuple[float, float, bool]]) -> Calibration:
+    """`probe(question)` is the question's best-passage similarity and support on the book, and
+    whether its search found one page (see Evidence.one_page)."""
     questions = probe_questions()
-    similarities, supports = np.array([probe(q) for q in questions]).T
+    similarities, supports, one_page = np.array([probe(q) for q in questions]).T
     chance = ~_about_the_book(similarities)
     level = float(np.quantile(similarities[chance], OFF_TOPIC_QUANTILE, method="inverted_cdf"))
     mean, spread = float(supports[chance].mean()), float(supports[chance].std())
     answerable = max(mean + ANSWERABLE_SIGMAS * spread, ANSWERABLE_FLOOR)
+    # Laplace's rule of succession: a book none of whose probes found one page still has a chance.
+    one_page_chance = (float(one_page[chance].sum()) + 1) / (int(chance.sum()) + 2)
+    sigmas = NormalDist().inv_cdf(1 - min(ANSWERABLE_CHANCE / one_page_chance, 0.5))
+    on_one_page = min(max(mean + sigmas * spread, ANSWERABLE_FLOOR), answerable)
     return Calibration(
         off_topic_similarity=round(level, 4),
         answerable=round(answerable, 4),
+        answerable_on_one_page=round(on_one_page, 4),
         confident=round(mean + CONFIDENT_DISTANCE * (answerable - mean), 4),
         probes=len(questions),
         left_out=int((~chance).sum()),

@@ -72,6 +72,9 @@ class Evidence:
     topical: float = 0.0  # the best passage's semantic score: how near the book comes at all
     windows: list[Window] = field(default_factory=list)  # best answer first
     unmentioned: list[str] = field(default_factory=list)  # names asked about the book never uses
+    # The search's best passages all come from one page, and so does its best window: the book
+    # has a page about the question (its support is judged as calibration.py says).
+    one_page: bool = False
 
 
 @dataclass
@@ -260,11 +263,11 @@ class Retriever:
             self._calibration = (collection, measured)
         return self._calibration[1]
 
-    def probe(self, question: str) -> tuple[float, float]:
-        """How near the book comes to `question` (its best passage's semantic score), and the
-        support the book gives it."""
+    def probe(self, question: str) -> tuple[float, float, bool]:
+        """How near the book comes to `question` (its best passage's semantic score), the
+        support the book gives it, and whether the search found one page."""
         evidence = self.search(question).evidence
-        return evidence.topical, evidence.support
+        return evidence.topical, evidence.support, evidence.one_page
 
     def search(
         self,
@@ -303,6 +306,8 @@ class Retriever:
             fused[cid] *= KIND_PRIOR[chunk.kind] * boost
         ranked = sorted(fused, key=fused.__getitem__, reverse=True)
         hits = self._drop_near_duplicates(corpus, ranked, chunks, fused, k)
+        pages = {hit.chunk.source_path for hit in hits}
+        one_page = pages.pop() if len(hits) == k and len(pages) == 1 else None
         # Rank fusion can bury a passage that one retriever alone ranks first (an exact term
         # the embedding misses): each retriever's best full-lesson passage is read too.
         for ranked_ids in ranked_lists:
@@ -311,7 +316,7 @@ class Retriever:
             if leader and all(h.chunk.id != leader for h in hits):
                 hits.append(ScoredChunk(chunks[leader], fused[leader]))
         hits = _with_section_neighbours(corpus, hits)
-        return SearchResult(hits, self._evidence(corpus, query, cosines, hits))
+        return SearchResult(hits, self._evidence(corpus, query, cosines, hits, one_page))
 
     @staticmethod
     def _scope(corpus: BookCorpus, module: str | None, lesson: str | None) -> dict[str, str]:
@@ -339,8 +344,9 @@ class Retriever:
         return kept
 
     def _evidence(
-        self, corpus: BookCorpus, query: Query, cosines: np.ndarray, hits: list[ScoredChunk]
+        self, corpus: BookCorpus, query: Query, cosines: np.ndarray, hits: list[ScoredChunk], page: str | None
     ) -> Evidence:
+        """`page`: the page all of the search's best passages come from, if they do."""
         sentences = [
             s for hit in hits[:EVIDENCE_PASSAGES] for s in split_sentences(hit.chunk.id, hit.chunk.text)
         ]
@@ -367,14 +373,17 @@ class Retriever:
             + SEARCH_RANK_PRIOR * (1 - rank[w.chunk_id] / len(hits)),
             reverse=True,
         )
-        support = max(w.evidence(question) for w in windows)
+        best = max(windows, key=lambda w: w.evidence(question))
+        support = best.evidence(question)
+        one_page = page is not None and corpus.chunks[corpus.row[best.chunk_id]].source_path == page
         # A question about a name the book never uses ("What MPPI parameters …?") is not answered
         # by it, however close its other words come (its related lessons are still suggested).
         # A name in a statement that sets the scene ("Our docstrings carry Sphinx fields. How
         # do I …?") is the reader's setting, not what they ask about.
         if unmentioned := corpus.unmentioned(Query(scene_and_question(query.text)[1], query.context).whole):
             support = CANNOT_ANSWER
-        return Evidence(support, topical, _distinct(_past_the_readers_words(windows, sentences, query.text)), unmentioned)
+        windows = _distinct(_past_the_readers_words(windows, sentences, query.text))
+        return Evidence(support, topical, windows, unmentioned, one_page)
 
 
 def _acronym(name: str) -> bool:

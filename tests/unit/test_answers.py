@@ -101,6 +101,21 @@ async def test_a_question_about_the_books_central_topic_is_answered_from_its_les
     assert "middleware" in answer.text
 
 
+async def test_a_question_whose_search_finds_one_page_is_answered_from_it(real_library: Library) -> None:
+    """A reader who tells what they see in their own words shares few words with the book, but
+    when the search's best passages and sentences are all on one lesson, the book has a page
+    about it: its support is judged on the lower level calibrated for that (calibration.py)."""
+    engine = real_library.engine()
+    question = ("I spawned my URDF in Gazebo and the robot looks microscopic and sinks into the "
+                "ground. What did I probably get wrong?")
+    evidence = engine.retriever.search(question).evidence
+    calibration = engine.retriever.calibration
+    assert evidence.one_page and calibration.answerable_on_one_page <= evidence.support < calibration.answerable
+    answer, _ = await ask(engine, question)
+    assert answer.status == "found"
+    assert answer.citations[0].source_path.endswith("04-urdf-humanoid-basics.md")
+
+
 async def test_markup_in_a_question_is_not_part_of_it(real_library: Library) -> None:
     answer, _ = await ask(real_library.engine(), "<script>alert('hi')</script> What is URDF?")
     assert answer.status == "found"

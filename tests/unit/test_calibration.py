@@ -2,12 +2,13 @@
 it, except those the book is itself about (a cookbook answers "How long should I boil an egg?")."""
 
 from pathlib import Path
+from statistics import NormalDist
 
 import numpy as np
 
 from backend.config import Settings
 from backend.engine import Library
-from backend.retrieval.calibration import ANSWERABLE_FLOOR, calibrate, probe_questions
+from backend.retrieval.calibration import ANSWERABLE_CHANCE, ANSWERABLE_FLOOR, calibrate, probe_questions
 from tests.support.answers import ask
 from tests.support.books import ingest_into, write_book
 
@@ -86,9 +87,9 @@ def test_probes_the_book_is_about_are_left_out_of_chance() -> None:
     far nearer than the rest's (the book's own subject) are not chance and are left out."""
     own = {"How long should I boil an egg?", "How do I make a sourdough starter?"}
 
-    def probe(question: str) -> tuple[float, float]:
+    def probe(question: str) -> tuple[float, float, bool]:
         spread = (len(question) % 7) / 25  # a spread, as unrelated questions have
-        return (0.8, 0.9) if question in own else (0.15 + spread / 4, 0.1 + spread)
+        return (0.8, 0.9, True) if question in own else (0.15 + spread / 4, 0.1 + spread, False)
 
     calibration = calibrate(probe)
     chance = np.array([probe(q)[1] for q in PROBE_QUESTIONS if q not in own])
@@ -101,9 +102,33 @@ def test_probes_the_book_is_about_are_left_out_of_chance() -> None:
 def test_a_book_that_gives_chance_no_spread_still_needs_evidence() -> None:
     """A book of a passage or two gives everyday questions almost no support: the level does
     not fall below the floor, and confidence still lies twice as far from chance."""
-    calibration = calibrate(lambda question: (0.05, 0.02))
-    assert calibration.answerable == ANSWERABLE_FLOOR
+    calibration = calibrate(lambda question: (0.05, 0.02, False))
+    assert calibration.answerable == calibration.answerable_on_one_page == ANSWERABLE_FLOOR
     assert calibration.confident == round(0.02 + 2 * (ANSWERABLE_FLOOR - 0.02), 4)
+
+
+def test_a_search_that_finds_one_page_needs_less_support_the_rarer_chance_does_so() -> None:
+    """Chance seldom puts a search's best passages all on one page, so support on one page is
+    enough where its chance, times the share of everyday questions that find one page, is as
+    small as the chance the answerable level admits alone. In a book whose every search finds
+    one page (a single long page), finding one says nothing."""
+
+    def probes(one_page: int):  # every `one_page`-th probe finds one page (0: none)
+        def probe(question: str) -> tuple[float, float, bool]:
+            number = PROBE_QUESTIONS.index(question)
+            return 0.15, 0.1 + (len(question) % 7) / 25, bool(one_page) and number % one_page == 0
+        return probe
+
+    supports = np.array([0.1 + (len(q) % 7) / 25 for q in PROBE_QUESTIONS])
+    mean, spread = supports.mean(), supports.std()
+    for every in (0, 10):
+        share = ((len(PROBE_QUESTIONS) + every - 1) // every + 1 if every else 1) / (len(PROBE_QUESTIONS) + 2)
+        sigmas = NormalDist().inv_cdf(1 - ANSWERABLE_CHANCE / share)
+        calibration = calibrate(probes(every))
+        assert calibration.answerable_on_one_page == round(mean + sigmas * spread, 4) < calibration.answerable
+    assert calibrate(probes(0)).answerable_on_one_page < calibrate(probes(10)).answerable_on_one_page
+    always = calibrate(probes(1))
+    assert always.answerable - always.answerable_on_one_page < 0.001
 
 
 async def test_a_book_about_an_everyday_subject_answers_its_own_questions(tmp_path: Path) -> None:

@@ -67,7 +67,7 @@ def test_a_run_keeps_the_same_evidence_and_sources_whichever_search_finishes_fir
         for query, evidence in order:
             state.weigh(query, evidence)
         kept.add((state.evidence_query, state.evidence.topical))
-        assert state.searched == {query: evidence.support for query, evidence in searches}
+        assert state.searched == dict(searches)
     assert kept == {(Query("servo"), 0.4)}
     state = RunState(Question(text="?"), retriever=None)  # type: ignore[arg-type]
     first = hit("a")
