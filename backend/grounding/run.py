@@ -33,15 +33,22 @@ class RunState:
 
     def weigh(self, query: Query, evidence: Evidence) -> None:
         """Keeps the strongest evidence of the run's searches, the same whichever finishes
-        first: of two as strong, the one whose query (text, then context) sorts first; and for
-        each query the most it found (a query searched twice, in a module and in the book)."""
-        if query not in self.searched or evidence.support > self.searched[query].support:
+        first: the one furthest above the level it is judged by (lower for a search that found
+        one page), then the strongest; of two as strong, the one whose query (text, then
+        context) sorts first. And for each query the strongest it found (a query searched
+        twice, in a module and in the book)."""
+        if query not in self.searched or self._rank(evidence) < self._rank(self.searched[query]):
             self.searched[query] = evidence
         best = self.evidence_query
-        if best is None or (-evidence.support, query.text, query.context) < (
-            -self.evidence.support, best.text, best.context
+        if best is None or (self._rank(evidence), query.text, query.context) < (
+            self._rank(self.evidence), best.text, best.context
         ):
             self.evidence, self.evidence_query = evidence, query
+
+    def _rank(self, evidence: Evidence) -> tuple[float, float, bool, float]:
+        """Stronger evidence sorts first."""
+        above = evidence.support - self.retriever.calibration.answerable_for(evidence.one_page)
+        return -above, -evidence.support, not evidence.one_page, -evidence.topical
 
     def ref_of(self, chunk_id: str) -> str | None:
         return next((r for r, h in self.sources.items() if h.chunk.id == chunk_id), None)

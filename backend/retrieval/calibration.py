@@ -17,9 +17,10 @@ score is what chance gives on this book:
   distance.
 - answerable on one page: a search whose best passages all come from one page, and whose best
   sentences are on it too, has found the page about the question, which chance seldom does
-  (the share of everyday questions that do says how seldom). Two independent signs need less
-  of each: support on one page is enough where its chance, times the chance of one page,
-  is as small as the chance the answerable level admits alone.
+  (the share of everyday questions that do says how seldom). Two signs, taken as independent
+  under chance, need less of each: support on one page is enough where its chance, times the
+  chance of one page, is as small as the chance the answerable level admits alone. A book
+  whose every search finds one page (a single long page) gains next to nothing.
 The probes are fixed and the search deterministic, so the same book and model always give the
 same figures.
 
@@ -97,8 +98,8 @@ def calibrate(probe: Callable[[str], tuple[float, float, bool]]) -> Calibration:
     answerable = max(mean + ANSWERABLE_SIGMAS * spread, ANSWERABLE_FLOOR)
     # Laplace's rule of succession: a book none of whose probes found one page still has a chance.
     one_page_chance = (float(one_page[chance].sum()) + 1) / (int(chance.sum()) + 2)
-    sigmas = NormalDist().inv_cdf(1 - min(ANSWERABLE_CHANCE / one_page_chance, 0.5))
-    on_one_page = min(max(mean + sigmas * spread, ANSWERABLE_FLOOR), answerable)
+    sigmas = NormalDist().inv_cdf(1 - ANSWERABLE_CHANCE / one_page_chance)  # below the answerable level's
+    on_one_page = max(mean + sigmas * spread, ANSWERABLE_FLOOR)
     return Calibration(
         off_topic_similarity=round(level, 4),
         answerable=round(answerable, 4),

@@ -53,6 +53,9 @@ HEADING_WEIGHT = 0.2  # a section whose heading the question names ranks higher 
 SECTION_HITS = 3  # best passages read with the rest of their section
 EVIDENCE_PASSAGES = 11  # passages whose sentences are weighed as evidence
 EVIDENCE_WINDOWS = 6  # best windows kept as evidence (and offered as key sentences)
+# A search "finds one page" when this many of its best passages all come from it (as many as
+# a search returns by default; the calibration's probes are measured the same way).
+ONE_PAGE_PASSAGES = 6
 # A window is read in its passage: words of the question that its section heading, the rest
 # of the passage or its code examples use count for a quarter.
 PASSAGE_CONTEXT = 0.25
@@ -306,8 +309,9 @@ class Retriever:
             fused[cid] *= KIND_PRIOR[chunk.kind] * boost
         ranked = sorted(fused, key=fused.__getitem__, reverse=True)
         hits = self._drop_near_duplicates(corpus, ranked, chunks, fused, k)
-        pages = {hit.chunk.source_path for hit in hits}
-        one_page = pages.pop() if len(hits) == k and len(pages) == 1 else None
+        # A search limited to a lesson or a module has its page chosen for it.
+        pages = {hit.chunk.source_path for hit in hits[:ONE_PAGE_PASSAGES]}
+        page = pages.pop() if not scope and len(hits) >= ONE_PAGE_PASSAGES and len(pages) == 1 else None
         # Rank fusion can bury a passage that one retriever alone ranks first (an exact term
         # the embedding misses): each retriever's best full-lesson passage is read too.
         for ranked_ids in ranked_lists:
@@ -316,7 +320,7 @@ class Retriever:
             if leader and all(h.chunk.id != leader for h in hits):
                 hits.append(ScoredChunk(chunks[leader], fused[leader]))
         hits = _with_section_neighbours(corpus, hits)
-        return SearchResult(hits, self._evidence(corpus, query, cosines, hits, one_page))
+        return SearchResult(hits, self._evidence(corpus, query, cosines, hits, page))
 
     @staticmethod
     def _scope(corpus: BookCorpus, module: str | None, lesson: str | None) -> dict[str, str]:
@@ -344,7 +348,12 @@ class Retriever:
         return kept
 
     def _evidence(
-        self, corpus: BookCorpus, query: Query, cosines: np.ndarray, hits: list[ScoredChunk], page: str | None
+        self,
+        corpus: BookCorpus,
+        query: Query,
+        cosines: np.ndarray,
+        hits: list[ScoredChunk],
+        page: str | None,
     ) -> Evidence:
         """`page`: the page all of the search's best passages come from, if they do."""
         sentences = [

@@ -113,7 +113,10 @@ async def test_a_question_whose_search_finds_one_page_is_answered_from_it(real_l
     assert evidence.one_page and calibration.answerable_on_one_page <= evidence.support < calibration.answerable
     answer, _ = await ask(engine, question)
     assert answer.status == "found"
-    assert answer.citations[0].source_path.endswith("04-urdf-humanoid-basics.md")
+    lesson = answer.citations[0].source_path
+    assert lesson.endswith("04-urdf-humanoid-basics.md")
+    # A search limited to the lesson has its page chosen for it: that says nothing.
+    assert not engine.retriever.search(question, lesson=lesson).evidence.one_page
 
 
 async def test_markup_in_a_question_is_not_part_of_it(real_library: Library) -> None:

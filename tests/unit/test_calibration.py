@@ -1,6 +1,7 @@
 """Where a book answers is measured on the book: everyday questions are what chance scores on
 it, except those the book is itself about (a cookbook answers "How long should I boil an egg?")."""
 
+from collections.abc import Callable
 from pathlib import Path
 from statistics import NormalDist
 
@@ -8,7 +9,12 @@ import numpy as np
 
 from backend.config import Settings
 from backend.engine import Library
-from backend.retrieval.calibration import ANSWERABLE_CHANCE, ANSWERABLE_FLOOR, calibrate, probe_questions
+from backend.retrieval.calibration import (
+    ANSWERABLE_CHANCE,
+    ANSWERABLE_FLOOR,
+    calibrate,
+    probe_questions,
+)
 from tests.support.answers import ask
 from tests.support.books import ingest_into, write_book
 
@@ -95,6 +101,10 @@ def test_probes_the_book_is_about_are_left_out_of_chance() -> None:
     chance = np.array([probe(q)[1] for q in PROBE_QUESTIONS if q not in own])
     assert calibration.left_out == len(own) and calibration.probes == len(PROBE_QUESTIONS)
     assert calibration.answerable == round(chance.mean() + 3 * chance.std(), 4) > ANSWERABLE_FLOOR
+    # the book's own probes find one page, but they are not chance: none of the rest does
+    none_of_the_rest = 1 / (len(chance) + 2)
+    sigmas = NormalDist().inv_cdf(1 - ANSWERABLE_CHANCE / none_of_the_rest)
+    assert calibration.answerable_on_one_page == round(chance.mean() + sigmas * chance.std(), 4)
     assert calibration.confident == round(chance.mean() + 6 * chance.std(), 4)
     assert calibration.off_topic_similarity < 0.25  # the book's own probes do not raise it
 
@@ -111,9 +121,9 @@ def test_a_search_that_finds_one_page_needs_less_support_the_rarer_chance_does_s
     """Chance seldom puts a search's best passages all on one page, so support on one page is
     enough where its chance, times the share of everyday questions that find one page, is as
     small as the chance the answerable level admits alone. In a book whose every search finds
-    one page (a single long page), finding one says nothing."""
+    one page (a single long page), finding one says next to nothing."""
 
-    def probes(one_page: int):  # every `one_page`-th probe finds one page (0: none)
+    def probes(one_page: int) -> Callable[[str], tuple[float, float, bool]]:  # every n-th finds one page
         def probe(question: str) -> tuple[float, float, bool]:
             number = PROBE_QUESTIONS.index(question)
             return 0.15, 0.1 + (len(question) % 7) / 25, bool(one_page) and number % one_page == 0

@@ -1,10 +1,17 @@
 """Citation markers are checked against the run's retrieved passages, however they stream in."""
 
+from itertools import permutations
+
 import pytest
 
+from backend.engine import Library
 from backend.grounding.citations import CitationStream
+from backend.grounding.run import RunState
+from backend.question import Question
 from backend.retrieval.index import ScoredChunk
 from backend.retrieval.models import Chunk
+from backend.retrieval.query import Query
+from backend.retrieval.search import Evidence
 
 
 def hit(name: str, text: str = "First sentence here. Second one.") -> ScoredChunk:
@@ -49,27 +56,37 @@ def test_text_without_markers_passes_through_unchanged(sources) -> None:
     assert stream.citations() == []
 
 
-def test_a_run_keeps_the_same_evidence_and_sources_whichever_search_finishes_first() -> None:
+def test_a_run_keeps_the_same_evidence_and_sources_whichever_search_finishes_first(
+    real_library: Library,
+) -> None:
     """The searches of one turn run at once and finish in any order: the run keeps the
-    strongest evidence (of two as strong, the one whose query sorts first) and each passage's
-    best score, so its grade and its suggested lessons do not depend on thread timing."""
-    from backend.grounding.run import RunState
-    from backend.question import Question
-    from backend.retrieval.query import Query
-    from backend.retrieval.search import Evidence
-
-    searches = [(Query("servo torque"), Evidence(support=0.5, topical=0.3)),
-                (Query("servo"), Evidence(support=0.5, topical=0.4)),
-                (Query("torque"), Evidence(support=0.2, topical=0.9))]
-    kept = set()
-    for order in (searches, searches[::-1], [searches[1], searches[2], searches[0]]):
-        state = RunState(Question(text="Why does the servo lose torque?"), retriever=None)  # type: ignore[arg-type]
-        for query, evidence in order:
-            state.weigh(query, evidence)
-        kept.add((state.evidence_query, state.evidence.topical))
-        assert state.searched == dict(searches)
-    assert kept == {(Query("servo"), 0.4)}
-    state = RunState(Question(text="?"), retriever=None)  # type: ignore[arg-type]
+    evidence furthest above the level it is judged by (of two as strong, the one whose query
+    sorts first) and each passage's best score, so its grade and its suggested lessons do not
+    depend on thread timing. A search that found one page is judged by a lower level, so it
+    may stand further above it than a stronger search elsewhere."""
+    retriever = real_library.engine().retriever
+    low, level = retriever.calibration.answerable_on_one_page, retriever.calibration.answerable
+    assert low < level
+    on_one_page = Evidence(support=low + 0.01, topical=0.2, one_page=True)
+    elsewhere = Evidence(support=level - 0.005, topical=0.2)
+    runs = {
+        "strongest": ([(Query("servo torque"), Evidence(support=0.5, topical=0.3)),
+                       (Query("servo"), Evidence(support=0.5, topical=0.4)),
+                       (Query("torque"), Evidence(support=0.2, topical=0.9))], Query("servo")),
+        "one page": ([(Query("servo"), on_one_page), (Query("torque"), elsewhere)], Query("servo")),
+        "one query twice": ([(Query("servo"), elsewhere), (Query("servo"), on_one_page)], Query("servo")),
+    }
+    for searches, expected in runs.values():
+        kept = set()
+        for order in permutations(searches):
+            state = RunState(Question(text="Why does the servo lose torque?"), retriever=retriever)
+            for query, evidence in order:
+                state.weigh(query, evidence)
+            kept.add((state.evidence_query, id(state.evidence)))
+            assert set(state.searched) == {query for query, _ in searches}
+        assert len(kept) == 1 and kept.pop()[0] == expected
+    assert state.searched[Query("servo")] is on_one_page
+    state = RunState(Question(text="?"), retriever=retriever)
     first = hit("a")
     ref = state.register(ScoredChunk(first.chunk, 0.1))
     assert state.register(ScoredChunk(first.chunk, 0.3)) == ref and state.sources[ref].score == 0.3
