@@ -42,6 +42,7 @@ from backend.retrieval.sentences import (
     rank_windows,
     scene_and_question,
     split_sentences,
+    states_without_way,
 )
 
 RetrievalMode = Literal["hybrid", "dense", "lexical"]
@@ -383,7 +384,7 @@ class Retriever:
             reverse=True,
         )
         best = max(windows, key=lambda w: w.evidence(question))
-        support = best.evidence(question)
+        support = CANNOT_ANSWER if states_without_way(question, own, windows) else best.evidence(question)
         one_page = page is not None and corpus.chunks[corpus.row[best.chunk_id]].source_path == page
         # A question about a name the book never uses ("What MPPI parameters …?") is not answered
         # by it, however close its other words come (its related lessons are still suggested).

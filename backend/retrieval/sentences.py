@@ -247,6 +247,10 @@ class Window:
     def gives_way(self) -> bool:
         return any(s.code or s.shows_code for s in self.sentences) or _GIVES_WAY.search(self.text) is not None
 
+    @property
+    def terms(self) -> frozenset[str]:
+        return frozenset().union(*(s.terms for s in self.sentences))
+
     def evidence(self, question: str) -> float:
         """Support as evidence that the book answers the question: a window without any number
         is weaker evidence for a question that asks for an amount, and one without a value of
@@ -275,6 +279,19 @@ class Window:
         if _ASKS_WAY.search(question) and not self.gives_way:
             fit -= ANSWER_TYPE_BONUS
         return fit
+
+
+def states_without_way(question: str, asked: Sequence[str], windows: Sequence[Window]) -> bool:
+    """For a how-to: a window that holds every word the reader asks with but gives no way
+    ("ROS2 Humble installed (installation guide)" among prerequisites, for "How do I install
+    ROS2 on Windows?") says the thing is so, not how to do it. When no window that gives a way
+    holds all of those words, the ways the book gives are ways to something else (setup lines
+    whose `install/setup.bash` is a folder, not the asking), and it does not answer."""
+    words = frozenset(asked)
+    if not words or not _ASKS_WAY.search(question):
+        return False
+    ways = frozenset().union(*(w.terms for w in windows if w.gives_way))
+    return not words <= ways and any(not w.gives_way and words <= w.terms for w in windows)
 
 
 def scene_and_question(text: str) -> tuple[list[str], str]:

@@ -119,6 +119,17 @@ async def test_a_question_whose_search_finds_one_page_is_answered_from_it(real_l
     assert not engine.retriever.search(question, lesson=lesson).evidence.one_page
 
 
+async def test_a_how_to_the_book_leaves_to_another_guide_is_declined_with_its_fundamentals(
+    real_library: Library,
+) -> None:
+    """The spec's scenario: "How do I install ROS2 on Windows?" is outside the book, which
+    teaches concepts; its capstone lists "ROS2 Humble installed (installation guide)" among
+    prerequisites. The reply is "not in the book", with the fundamentals lesson suggested."""
+    answer, _ = await ask(real_library.engine(), "How do I install ROS2 on Windows?")
+    assert answer.status == "not_found" and answer.citations == []
+    assert "ROS2 Fundamentals" in [s.lesson for s in answer.suggestions]
+
+
 async def test_markup_in_a_question_is_not_part_of_it(real_library: Library) -> None:
     answer, _ = await ask(real_library.engine(), "<script>alert('hi')</script> What is URDF?")
     assert answer.status == "found"
@@ -453,6 +464,38 @@ To calibrate the arm, you move each joint to its mechanical stop and press the z
 The controller then stores the offsets in its memory.
 """,
 }
+
+
+WORKSPACE = {
+    **SETUP_BOOK,
+    "01-arm/03-workspace.md": """---
+title: The Workspace
+---
+# The Workspace
+
+## Setting Up the Arm Software
+
+The arm driver software lives in a workspace that you build once and source in every new
+terminal before you start the driver.
+
+1. Build the workspace: `colcon build`
+2. Source it: `source install/setup.bash`
+3. Start the arm driver: `ros2 run arm_driver arm_node`
+""",
+}
+
+
+async def test_a_how_to_the_book_only_lists_as_done_is_not_answered_by_other_steps(tmp_path) -> None:
+    """"How do I install the arm driver on Windows?": the book says it only as a requirement
+    (every word of the question is in "native or WSL2 on Windows", "The arm driver installed"),
+    and its steps are ways to something else: their "install" is a folder, and none of them
+    speaks of Windows. A how-to the steps do speak to is still answered by them."""
+    with library_of(tmp_path, WORKSPACE, "arm") as library:
+        install, _ = await ask(library.engine(), "How do I install the arm driver on Windows?")
+        source, _ = await ask(library.engine(), "How do I source the arm workspace after building it?")
+    assert install.status == "not_found" and install.citations == []
+    assert "Before You Start" in [s.lesson for s in install.suggestions]
+    assert source.status == "found" and source.citations[0].lesson == "The Workspace"
 
 
 async def test_a_how_to_is_answered_by_a_way_not_by_a_requirement(tmp_path) -> None:
