@@ -73,6 +73,7 @@ _INLINE = frozenset((
 _LIST_BREAKS = frozenset(("ul", "ol", "pre", "table"))  # what a list item's line stops at
 # The class of a <dt> that is a program object's signature (Sphinx's "sig", Texinfo's "deffn" …).
 _SIGNATURE = re.compile(r"\bsig\b|\bdef")
+_FIGURE = re.compile(r"(?:^|\s)(?:figure|informalfigure|mediaobject)(?:\s|$)")  # a figure's box, not its parts
 _BREAK = "\x00"  # a <br> while whitespace is collapsed
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
 _NO_LANGUAGE = ("default", "none", "text")
@@ -574,13 +575,18 @@ def _definitions(node: LexborNode) -> Iterator[Block]:
             elif term:
                 terms.append(term)
         elif child.tag == "dd":
-            blocks = list(_blocks(child))
+            # A figure the definition opens with (an example image and its caption) is not
+            # what defines the term: the term leads the prose after it.
+            figures = list(_leading_figures(child))
+            shown = [block for figure in figures for block in _blocks(figure)]
+            blocks = list(_blocks(child))[len(shown):]
             lead = ", ".join(terms)
-            if lead and blocks and blocks[0].kind == "text" and _opens_with_prose(child):
+            if lead and blocks and blocks[0].kind == "text" and _opens_with_prose(child, skip=figures):
                 blocks[0] = Block("text", 0, 0, f"{lead}: {blocks[0].text}")
             elif lead:
                 yield Block("text", 0, 0, f"{lead}:")
             defined = True
+            yield from shown
             yield from blocks
         elif child.tag == "-text":
             yield from _paragraph([child])
@@ -600,9 +606,21 @@ def _entries(node: LexborNode) -> Iterator[LexborNode]:
             yield child
 
 
-def _opens_with_prose(node: LexborNode) -> bool:
-    """Whether the node's first content is prose, not a list, a table or code."""
+def _leading_figures(node: LexborNode) -> Iterator[LexborNode]:
+    """The figures a node's content opens with (<figure>, DocBook's and docutils' figure divs)."""
     for child in node.iter(include_text=True):
+        if child.tag == "figure" or _FIGURE.search(child.attributes.get("class") or ""):
+            yield child
+        elif (child.text_content or "").strip() or child.tag not in ("-text", "-comment", "a", "br"):
+            return  # anything that shows (an anchor or a break before the figure shows nothing)
+
+
+def _opens_with_prose(node: LexborNode, skip: list[LexborNode] | None = None) -> bool:
+    """Whether the node's first content is prose, not a list, a table or code (after the
+    children `skip`)."""
+    for child in node.iter(include_text=True):
+        if skip and any(child == figure for figure in skip):
+            continue
         if child.tag == "-text":
             if (child.text_content or "").strip():
                 return True

@@ -337,6 +337,26 @@ def test_a_definition_list_reads_each_term_with_its_definition() -> None:
     ]
 
 
+def test_a_definition_that_opens_with_a_figure_is_led_by_its_prose() -> None:
+    """A manual's entry often shows an example image first (DocBook's figure div, HTML's
+    <figure>): the term leads the prose that defines it, not the figure's title or caption,
+    which are read where they stand."""
+    html = page(f"""<main><h1>Layer modes</h1><p>{PROSE}</p><dl>
+        <dt><span class="term">Multiply</span></dt><dd><a class="indexterm"></a>
+        <div class="figure"><p class="title"><strong>Figure 8.58. Example for Multiply</strong></p>
+        <div class="figure-contents"><img src="m.jpg" alt="Multiply"/></div></div><br class="figure-break"/>
+        <p>Multiply mode multiplies the pixel values.</p></dd>
+        <dt>Screen</dt><dd><figure><img src="s.jpg"/><figcaption>An example of Screen</figcaption></figure>
+        <p>Screen mode inverts the colours.</p></dd>
+        </dl></main>""")
+    result = read_page(html)
+    assert result is not None
+    assert [b.text for b in result.blocks if b.kind == "text"][1:] == [
+        "Figure 8.58. Example for Multiply", "Multiply: Multiply mode multiplies the pixel values.",
+        "An example of Screen", "Screen: Screen mode inverts the colours.",
+    ]
+
+
 def test_a_signature_heads_its_description_without_its_links() -> None:
     """Sphinx's API entry: the signature stays a line of its own (it can be long), without its
     "[source]" and "¶" links."""
