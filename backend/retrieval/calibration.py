@@ -98,7 +98,8 @@ def calibrate(probe: Callable[[str], tuple[float, float, bool]]) -> Calibration:
     answerable = max(mean + ANSWERABLE_SIGMAS * spread, ANSWERABLE_FLOOR)
     # Laplace's rule of succession: a book none of whose probes found one page still has a chance.
     one_page_chance = (float(one_page[chance].sum()) + 1) / (int(chance.sum()) + 2)
-    sigmas = NormalDist().inv_cdf(1 - ANSWERABLE_CHANCE / one_page_chance)  # below the answerable level's
+    # fewer than ANSWERABLE_SIGMAS, since the share is below 1: never above the answerable level
+    sigmas = NormalDist().inv_cdf(1 - ANSWERABLE_CHANCE / one_page_chance)
     on_one_page = max(mean + sigmas * spread, ANSWERABLE_FLOOR)
     return Calibration(
         off_topic_similarity=round(level, 4),

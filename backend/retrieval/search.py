@@ -383,8 +383,9 @@ class Retriever:
             + SEARCH_RANK_PRIOR * (1 - rank[w.chunk_id] / len(hits)),
             reverse=True,
         )
-        best = max(windows, key=lambda w: w.evidence(question))
-        support = CANNOT_ANSWER if states_without_way(question, own, windows) else best.evidence(question)
+        best, support = max(((w, w.evidence(question)) for w in windows), key=lambda pair: pair[1])
+        if states_without_way(question, own, windows):
+            support = CANNOT_ANSWER
         one_page = page is not None and corpus.chunks[corpus.row[best.chunk_id]].source_path == page
         # A question about a name the book never uses ("What MPPI parameters …?") is not answered
         # by it, however close its other words come (its related lessons are still suggested).
