@@ -73,6 +73,8 @@ _INLINE = frozenset((
 _LIST_BREAKS = frozenset(("ul", "ol", "pre", "table"))  # what a list item's line stops at
 # The class of a <dt> that is a program object's signature (Sphinx's "sig", Texinfo's "deffn" …).
 _SIGNATURE = re.compile(r"\bsig\b|\bdef")
+_SIGNATURE_LIST = re.compile(r"(?:^|\s)def(?:\s|$)")  # Texinfo 6 marks the list, not its <dt>s
+_EMPTY_CATEGORY = re.compile(r"^:\s+")  # a signature's category left empty: ": csvwrite (filename, x)"
 _FIGURE = re.compile(r"(?:^|\s)(?:figure|informalfigure|mediaobject)(?:\s|$)")  # a figure's box, not its parts
 _BREAK = "\x00"  # a <br> while whitespace is collapsed
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
@@ -416,9 +418,11 @@ def _prose_words(content: LexborNode) -> int:
 
 def _title(tree: LexborHTMLParser, content: LexborNode) -> str:
     """The content's `<h1>`, else the `<title>` without the site's name ("Install | My Site",
-    "Install — My Site", "Install - My Site" → "Install"), else its first heading."""
-    if h1 := content.css_first("h1"):
-        return _squash(h1.text())
+    "Install — My Site", "Install - My Site" → "Install"), else its first heading. A page with
+    several `<h1>` uses them for its sections, and its `<title>` names it."""
+    h1s = content.css("h1")
+    if len(h1s) == 1 or (h1s and tree.css_first("title") is None):
+        return _squash(h1s[0].text())
     if (head := tree.css_first("title")) is None:
         heading = content.css_first(", ".join(_HEADINGS))
         return _squash(heading.text()) if heading else ""
@@ -565,12 +569,13 @@ def _definitions(node: LexborNode) -> Iterator[Block]:
     program object's signature (Sphinx's, Texinfo's) heads its description as a heading would."""
     terms: list[str] = []
     defined = False  # the terms have had a definition, so a next term starts a new entry
+    signatures = _SIGNATURE_LIST.search(node.attributes.get("class") or "")
     for child in _entries(node):
         if child.tag == "dt":
             if defined:
                 terms, defined = [], False
-            term = _squash(_inline(child)).rstrip(": ")
-            if term and _SIGNATURE.search(child.attributes.get("class") or ""):
+            term = _EMPTY_CATEGORY.sub("", _squash(_inline(child))).rstrip(": ")
+            if term and (signatures or _SIGNATURE.search(child.attributes.get("class") or "")):
                 yield Block("text", 0, 0, term)
             elif term:
                 terms.append(term)

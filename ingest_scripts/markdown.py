@@ -402,7 +402,11 @@ def _named(heading: Block, slugger: HeadingSlugger) -> Block:
 
 def group_sections(blocks: list[Block]) -> list[Section]:
     """Groups blocks under their heading (headings hold their plain text and anchor); the page's
-    H1 is its title, not a section."""
+    H1 is its title, not a section, unless it has several: a page that opens each of its
+    sections with a level-1 heading ("1. Overview", "2. How WAL Works") is titled elsewhere,
+    and its headings are read one level down, so that each names its section."""
+    if sum(block.kind == "heading" and block.level == 1 for block in blocks) > 1:
+        blocks = [replace(b, level=b.level + 1) if b.kind == "heading" else b for b in blocks]
     stack: list[tuple[int, str]] = []
     sections = [Section(path=[], heading="", anchor="")]
     for block in blocks:

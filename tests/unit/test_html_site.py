@@ -369,6 +369,24 @@ def test_a_signature_heads_its_description_without_its_links() -> None:
     assert [b.text for b in result.blocks if b.kind == "text"][1:] == ["render(name)", "Render a template."]
 
 
+def test_a_texinfo_6_definition_list_is_read_as_signatures_without_an_empty_category() -> None:
+    """Texinfo 6 (GNU Octave's manual) marks the list `<dl class="def">`, not its <dt>s, and
+    writes an empty category as ": ": each signature is a line of its own, as Sphinx's is."""
+    html = page(f"""<main><h1>Simple File I/O</h1><p>{PROSE}</p><dl class="def">
+        <dt id="index-csvwrite"><span class="category">: </span><span><em></em> <strong>csvwrite</strong>
+        <em>(<var>filename</var>, <var>x</var>)</em><a href="#index-csvwrite" class="copiable-anchor"> &para;</a></span></dt>
+        <dt id="index-csvwrite-1"><span class="category">: </span><span><em></em> <strong>csvwrite</strong>
+        <em>(<var>filename</var>, <var>x</var>, <var>opt</var>)</em></span></dt>
+        <dd><p>Write the numeric matrix x to the file filename.</p></dd></dl>
+        <dl><dt>Delimiter</dt><dd><p>The character that separates values.</p></dd></dl></main>""")
+    result = read_page(html)
+    assert result is not None
+    assert [b.text for b in result.blocks if b.kind == "text"][1:] == [
+        "csvwrite (filename, x)", "csvwrite (filename, x, opt)", "Write the numeric matrix x to the file filename.",
+        "Delimiter: The character that separates values.",
+    ]
+
+
 def test_a_paragraph_of_links_only_and_a_publican_page_bar_are_not_passage_text() -> None:
     """A Publican book's page (no main landmark): a banner that only links, and the bar of
     "Prev", the book's name and "Next"; a paragraph with words of its own keeps its link."""
@@ -458,6 +476,27 @@ def test_a_chapter_opening_with_an_h2_that_says_its_title_is_titled_by_it() -> N
     assert result is not None and result.title == "What is Ownership?"
     assert [(b.level, b.text) for b in result.blocks if b.kind == "heading"] == [
         (1, "What Is Ownership?"), (2, "Ownership Rules"),
+    ]
+
+
+def test_a_page_whose_sections_are_h1s_is_titled_by_its_title_and_cites_each_section(tmp_path: Path) -> None:
+    """SQLite's hand-made pages open every numbered section with an <h1> under a styled title
+    that is no heading: the page is what its <title> says, and each <h1> names its section."""
+    site = write_book(tmp_path / "site", {
+        "wal.html": page(
+            '<div class="fancy_title">Write-Ahead Logging</div>'
+            f'<h1 id="overview"><span>1. </span>Overview</h1><p>WAL is a journal mode. {PROSE}</p>'
+            f'<h1 id="how_it_works"><span>2. </span>How WAL Works</h1><p>Changes go to a log. {PROSE}</p>'
+            f'<h2 id="checkpointing"><span>2.1. </span>Checkpointing</h2><p>The log is copied back. {PROSE}</p>',
+            "<title>Write-Ahead Logging</title>",
+        ),
+    })
+    plan = plan_book(site, "b", "https://sqlite.example.org")
+    assert [p.title for p in plan.pages] == ["Write-Ahead Logging"]
+    assert [(c.lesson, c.section, c.url.partition("#")[2]) for c in plan.chunks] == [
+        ("Write-Ahead Logging", "1. Overview", "overview"),
+        ("Write-Ahead Logging", "2. How WAL Works", "how_it_works"),
+        ("Write-Ahead Logging", "2. How WAL Works › 2.1. Checkpointing", "checkpointing"),
     ]
 
 

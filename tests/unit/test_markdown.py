@@ -72,6 +72,18 @@ def test_nested_headings_give_paths_and_anchors() -> None:
     assert all(c.lesson == "Title" and c.module == "Mod" for c in chunks)
 
 
+def test_a_page_of_several_level_one_headings_names_each_section_by_its_own() -> None:
+    """Authors who open every section with `#` (as SQLite's pages do with <h1>) still get each
+    section cited by its heading and anchor; the first names the page."""
+    source = f"# Overview\n\n{paragraph(60)}\n\n# How It Works\n\n{paragraph(60, 'log')}\n\n## Checkpoints\n\n{paragraph(60, 'copy')}\n"
+    chunks = chunks_of(source)
+    assert [(c.lesson, c.section, c.anchor) for c in chunks] == [
+        ("Overview", "Overview", "overview"),
+        ("Overview", "How It Works", "how-it-works"),
+        ("Overview", "How It Works › Checkpoints", "checkpoints"),
+    ]
+
+
 def test_text_before_the_first_section_belongs_to_the_page_top() -> None:
     chunks = chunks_of(f"# Title\n\n{paragraph(60, 'intro')}\n\n## Later\n\n{paragraph(60)}\n")
     assert (chunks[0].section, chunks[0].anchor, chunks[0].url) == ("", "", "/docs/mod/page")
