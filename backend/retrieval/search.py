@@ -368,8 +368,11 @@ class Retriever:
         if not windows:
             return Evidence()
         for window in windows:
-            passage = lexical.weighted_share(asked, corpus.terms_of(window.chunk_id), corpus.idf)
-            window.lexical += PASSAGE_CONTEXT * (max(passage, window.lexical) - window.lexical)
+            terms = corpus.terms_of(window.chunk_id)
+            window.lexical = _read_in_passage(window.lexical, lexical.weighted_share(asked, terms, corpus.idf))
+            if context:
+                said = lexical.weighted_share(own, window.terms, corpus.idf)
+                window.own = _read_in_passage(said, lexical.weighted_share(own, terms, corpus.idf))
         semantic = corpus.semantic_scores(cosines)
         for window in windows:
             window.semantic = float(semantic[corpus.row[window.chunk_id]])
@@ -379,7 +382,7 @@ class Retriever:
         question = query.whole
         rank = {hit.chunk.id: i for i, hit in enumerate(hits)}
         windows.sort(
-            key=lambda w: w.answer_fit(question) * KIND_PRIOR[kind[w.chunk_id]]
+            key=lambda w: w.answer_fit(question, own_words=True) * KIND_PRIOR[kind[w.chunk_id]]
             + SEARCH_RANK_PRIOR * (1 - rank[w.chunk_id] / len(hits)),
             reverse=True,
         )
@@ -395,6 +398,12 @@ class Retriever:
             support = CANNOT_ANSWER
         windows = _distinct(_past_the_readers_words(windows, sentences, query.text))
         return Evidence(support, topical, windows, unmentioned, one_page)
+
+
+def _read_in_passage(said: float, passage: float) -> float:
+    """A window's share of the question's words, with those only the rest of its passage holds
+    counted for PASSAGE_CONTEXT."""
+    return said + PASSAGE_CONTEXT * (max(passage, said) - said)
 
 
 def _acronym(name: str) -> bool:

@@ -213,6 +213,9 @@ class Window:
     sentences: list[Sentence]
     lexical: float  # IDF-weighted share of the query's terms the window contains
     semantic: float = 0.0  # its passage's similarity, normalised against the book (search.py)
+    # The same share of the reader's own words alone, for a question that leans on earlier
+    # words (a follow-up); None when every word is the reader's.
+    own: float | None = None
 
     @property
     def text(self) -> str:
@@ -264,10 +267,16 @@ class Window:
             return self.support - AMOUNT_MISSING
         return self.support
 
-    def answer_fit(self, question: str) -> float:
+    def answer_fit(self, question: str, own_words: bool = False) -> float:
         """Closeness, plus a bonus when the window has the kind of statement the question asks
-        for (a number for "how many", a definition for "what is"); used to pick sentences."""
-        fit = self.closeness
+        for (a number for "how many", a definition for "what is"); used to pick sentences.
+        With `own_words`, to choose among a follow-up's windows, closeness counts the reader's
+        own words only: the earlier words it leans on found the passage and count in its
+        evidence, the reader's choose the sentence ("where is that file kept by default?" after
+        a question about the command history: the sentence that says where, not the one that
+        says most about the history). Without, the fit is on the scale of the search's support
+        (as a model is told it)."""
+        fit = self.closeness if not own_words or self.own is None else (self.own + self.semantic) / 2
         if _ASKS_QUANTITY.search(question) and self.gives_amount:
             fit += ANSWER_TYPE_BONUS
         if (_ASKS_DEFINITION.search(question) and _says_what_it_is(question, self.sentences)) or _defines_subject(

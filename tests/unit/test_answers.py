@@ -323,6 +323,52 @@ async def test_a_follow_up_is_answered_by_its_own_words_not_the_earlier_question
     assert "noise" in answer.text.split("[1]")[0]  # the first quote answers the new question
 
 
+HISTORY_BOOK = {
+    "01-shell/01-history.md": """---
+title: Command History
+---
+# Command History
+
+## Remembered Commands
+
+The shell remembers the commands you typed in previous sessions and reloads those commands
+at startup, so commands typed in earlier sessions come back with the arrow keys. Commands
+from previous sessions are kept in the order you typed them, oldest first.
+
+## Searching
+
+Press Ctrl-R and type part of a command to search the commands typed before.
+""",
+    "01-shell/02-settings.md": """---
+title: Settings
+---
+# Settings
+
+## Where Settings Live
+
+The history file is kept in your home folder by default. The SHELL_HISTFILE variable moves
+it to another folder, and SHELL_HISTSIZE sets how many lines it holds.
+
+## Colours
+
+The prompt is drawn in the terminal's colours unless SHELL_COLOURS names others.
+""",
+}
+
+
+async def test_a_follow_up_quotes_the_sentence_its_own_words_ask_for(tmp_path) -> None:
+    """The earlier question's words fill one passage; the reader's own words ("where … kept by
+    default … move") choose the sentence quoted first."""
+    history = [
+        Turn(role="user", content="Does the shell remember the commands I typed in previous sessions?"),
+        Turn(role="assistant", content="Yes, it reloads them at startup."),
+    ]
+    with library_of(tmp_path, HISTORY_BOOK, "shell") as library:
+        answer, _ = await ask(library.engine(), "Where is that file kept by default, and can I move it?", history=history)
+    assert answer.status == "found"
+    assert answer.text.split("[1]")[0].strip().startswith("The history file is kept in your home folder by default")
+
+
 ERROR_BOOK = {
     "01-bus/01-errors.md": """---
 title: Bus Errors
