@@ -220,7 +220,7 @@ def chunk_html_page(
     blocks, dropped = page.blocks, 0
     if record.kind == "quiz":
         blocks, dropped = drop_unanswered_questions(blocks)
-    return ParsedPage(record, chunks_of(group_sections(blocks), record), dropped)
+    return ParsedPage(record, chunks_of(group_sections(blocks, record.title), record), dropped)
 
 
 def published_url(canonical: str, sitemap_url: str | None, base_url: str, served_path: str) -> str:
@@ -420,8 +420,7 @@ def _title(tree: LexborHTMLParser, content: LexborNode) -> str:
     """The content's `<h1>`, else the `<title>` without the site's name ("Install | My Site",
     "Install — My Site", "Install - My Site" → "Install"), else its first heading. A page with
     several `<h1>` uses them for its sections, and its `<title>` names it."""
-    h1s = content.css("h1")
-    if len(h1s) == 1 or (h1s and tree.css_first("title") is None):
+    if len(h1s := content.css("h1")) == 1:
         return _squash(h1s[0].text())
     if (head := tree.css_first("title")) is None:
         heading = content.css_first(", ".join(_HEADINGS))

@@ -384,12 +384,12 @@ def drop_unanswered_questions(blocks: list[Block]) -> tuple[list[Block], int]:
     return kept, len(dropped)
 
 
-def sections_of(blocks: list[Block], slugger: HeadingSlugger | None = None) -> list[Section]:
+def sections_of(blocks: list[Block], slugger: HeadingSlugger | None = None, title: str = "") -> list[Section]:
     """Groups markdown blocks under their heading, whose anchor `slugger` makes (Docusaurus's
-    by default)."""
+    by default), on a page titled `title`."""
     slugger = slugger or HeadingSlugger()
     return group_sections(
-        [_named(block, slugger) if block.kind == "heading" else block for block in blocks]
+        [_named(block, slugger) if block.kind == "heading" else block for block in blocks], title
     )
 
 
@@ -400,13 +400,18 @@ def _named(heading: Block, slugger: HeadingSlugger) -> Block:
     return Block("heading", heading.start, heading.end, plain_text(text), heading.level, anchor)
 
 
-def group_sections(blocks: list[Block]) -> list[Section]:
+def group_sections(blocks: list[Block], title: str = "") -> list[Section]:
     """Groups blocks under their heading (headings hold their plain text and anchor); the page's
-    H1 is its title, not a section, unless it has several: a page that opens each of its
-    sections with a level-1 heading ("1. Overview", "2. How WAL Works") is titled elsewhere,
-    and its headings are read one level down, so that each names its section."""
-    if sum(block.kind == "heading" and block.level == 1 for block in blocks) > 1:
-        blocks = [replace(b, level=b.level + 1) if b.kind == "heading" else b for b in blocks]
+    H1 is its title, not a section. A page of several level-1 headings uses them for sections
+    ("1. Overview", "2. How WAL Works" under a title set apart; "# License" after a README's
+    "# Widget"): from the first that does not say the page's `title`, its headings are read one
+    level down, so that each names its section."""
+    level_ones = [i for i, block in enumerate(blocks) if block.kind == "heading" and block.level == 1]
+    sections_from = next((i for i in level_ones if blocks[i].text.casefold() != title.casefold()), None)
+    if len(level_ones) > 1 and sections_from is not None:
+        blocks = blocks[:sections_from] + [
+            replace(b, level=min(b.level + 1, 6)) if b.kind == "heading" else b for b in blocks[sections_from:]
+        ]
     stack: list[tuple[int, str]] = []
     sections = [Section(path=[], heading="", anchor="")]
     for block in blocks:
@@ -533,7 +538,7 @@ def chunk_page(
     dropped = 0
     if kind == "quiz":
         blocks, dropped = drop_unanswered_questions(blocks)
-    return ParsedPage(page, chunks_of(sections_of(blocks, slugger), page), dropped)
+    return ParsedPage(page, chunks_of(sections_of(blocks, slugger, page.title), page), dropped)
 
 
 def chunks_of(sections: list[Section], page: Page) -> list[Chunk]:

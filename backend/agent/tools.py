@@ -62,7 +62,9 @@ async def search_book_content(
             "text": w.text,
             # how well it fits what is asked (the plain mean of its two measures, plus an
             # answer-type bonus): never below its evidence, on the scale of "support" below
-            # only roughly, so a window near the search's support is worth quoting too
+            # only roughly, so a window near the search's support is worth quoting too. The
+            # sentences come best first for the reader's own words (a follow-up's earlier words
+            # count here, not in their order), so a later one may show more.
             "support": round(w.answer_fit(searched.whole), 4),
         }
         for w in result.evidence.windows[:KEY_SENTENCES]

@@ -370,7 +370,7 @@ class Retriever:
         for window in windows:
             terms = corpus.terms_of(window.chunk_id)
             window.lexical = _read_in_passage(window.lexical, lexical.weighted_share(asked, terms, corpus.idf))
-            if context:
+            if context and own:  # "Why?" has no words of its own: all of them choose
                 said = lexical.weighted_share(own, window.terms, corpus.idf)
                 window.own = _read_in_passage(said, lexical.weighted_share(own, terms, corpus.idf))
         semantic = corpus.semantic_scores(cosines)
@@ -459,7 +459,7 @@ def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], qu
         if run_on and run_on[-1].leads_in and len(run_on) > 1:
             run_on.pop()  # as a window never ends on a lead-in
         if run_on:
-            told.append(Window(window.chunk_id, run_on, window.lexical, window.semantic))
+            told.append(Window(window.chunk_id, run_on, window.lexical, window.semantic, window.own))
         elif not all(said):  # an example that ends its passage still shows more than they wrote
             told.append(window)
     return told

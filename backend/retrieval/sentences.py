@@ -214,7 +214,7 @@ class Window:
     lexical: float  # IDF-weighted share of the query's terms the window contains
     semantic: float = 0.0  # its passage's similarity, normalised against the book (search.py)
     # The same share of the reader's own words alone, for a question that leans on earlier
-    # words (a follow-up); None when every word is the reader's.
+    # words (a follow-up); None when the words are all the reader's, or none are ("Why?").
     own: float | None = None
 
     @property

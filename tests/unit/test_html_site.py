@@ -500,6 +500,22 @@ def test_a_page_whose_sections_are_h1s_is_titled_by_its_title_and_cites_each_sec
     ]
 
 
+def test_a_second_h1_after_the_pages_title_is_a_section_and_the_title_stays(tmp_path: Path) -> None:
+    site = write_book(tmp_path / "site", {
+        "widgets.html": page(
+            f'<article><header><h1 id="widgets">Installing Widgets</h1></header><p>Get the box. {PROSE}</p>'
+            f'<h2 id="pip">With pip</h2><p>Run pip. {PROSE}</p>'
+            f'<h1 id="other">Other Platforms</h1><p>Elsewhere too. {PROSE}</p></article>',
+            "<title>Installing Widgets — Widgets 1.0</title>",
+        ),
+    })
+    plan = plan_book(site, "b", "https://widgets.example.org")
+    assert [p.title for p in plan.pages] == ["Installing Widgets"]
+    assert [(c.section, c.url.partition("#")[2]) for c in plan.chunks] == [
+        ("", ""), ("With pip", "pip"), ("Other Platforms", "other"),
+    ]
+
+
 def test_pages_are_read_in_the_order_their_next_links_chain_them(tmp_path: Path) -> None:
     """rel=next links give the reading order, through pages that are not content (a part's
     table of contents) and whatever their file names; a page no chain reaches comes last."""

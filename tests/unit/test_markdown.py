@@ -73,14 +73,18 @@ def test_nested_headings_give_paths_and_anchors() -> None:
 
 
 def test_a_page_of_several_level_one_headings_names_each_section_by_its_own() -> None:
-    """Authors who open every section with `#` (as SQLite's pages do with <h1>) still get each
-    section cited by its heading and anchor; the first names the page."""
-    source = f"# Overview\n\n{paragraph(60)}\n\n# How It Works\n\n{paragraph(60, 'log')}\n\n## Checkpoints\n\n{paragraph(60, 'copy')}\n"
-    chunks = chunks_of(source)
-    assert [(c.lesson, c.section, c.anchor) for c in chunks] == [
-        ("Overview", "Overview", "overview"),
-        ("Overview", "How It Works", "how-it-works"),
-        ("Overview", "How It Works › Checkpoints", "checkpoints"),
+    """A README that goes back to `#` for a later section ("# License" after "# Widget"), or
+    one that opens every section with `#` under a title of its front matter (as SQLite's pages
+    do with <h1>): each section is cited by its heading and anchor, the title stays the title."""
+    readme = (f"# Widget\n\n{paragraph(60)}\n\n## Install\n\n{paragraph(60, 'pip')}\n\n"
+              f"# License\n\n{paragraph(60, 'mit')}\n\n## Notices\n\n{paragraph(60, 'copy')}\n")
+    assert [(c.lesson, c.section, c.anchor) for c in chunks_of(readme)] == [
+        ("Widget", "", ""), ("Widget", "Install", "install"),
+        ("Widget", "License", "license"), ("Widget", "License › Notices", "notices"),
+    ]
+    titled = f"---\ntitle: Write-Ahead Logging\n---\n# Overview\n\n{paragraph(60)}\n\n# How It Works\n\n{paragraph(60, 'log')}\n"
+    assert [(c.lesson, c.section) for c in chunks_of(titled)] == [
+        ("Write-Ahead Logging", "Overview"), ("Write-Ahead Logging", "How It Works"),
     ]
 
 
