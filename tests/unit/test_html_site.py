@@ -479,41 +479,31 @@ def test_a_chapter_opening_with_an_h2_that_says_its_title_is_titled_by_it() -> N
     ]
 
 
-def test_a_page_whose_sections_are_h1s_is_titled_by_its_title_and_cites_each_section(tmp_path: Path) -> None:
-    """SQLite's hand-made pages open every numbered section with an <h1> under a styled title
-    that is no heading: the page is what its <title> says, and each <h1> names its section."""
-    site = write_book(tmp_path / "site", {
-        "wal.html": page(
-            '<div class="fancy_title">Write-Ahead Logging</div>'
-            f'<h1 id="overview"><span>1. </span>Overview</h1><p>WAL is a journal mode. {PROSE}</p>'
-            f'<h1 id="how_it_works"><span>2. </span>How WAL Works</h1><p>Changes go to a log. {PROSE}</p>'
-            f'<h2 id="checkpointing"><span>2.1. </span>Checkpointing</h2><p>The log is copied back. {PROSE}</p>',
-            "<title>Write-Ahead Logging</title>",
-        ),
-    })
-    plan = plan_book(site, "b", "https://sqlite.example.org")
-    assert [p.title for p in plan.pages] == ["Write-Ahead Logging"]
-    assert [(c.lesson, c.section, c.url.partition("#")[2]) for c in plan.chunks] == [
-        ("Write-Ahead Logging", "1. Overview", "overview"),
-        ("Write-Ahead Logging", "2. How WAL Works", "how_it_works"),
-        ("Write-Ahead Logging", "2. How WAL Works › 2.1. Checkpointing", "checkpointing"),
-    ]
-
-
-def test_a_second_h1_after_the_pages_title_is_a_section_and_the_title_stays(tmp_path: Path) -> None:
-    site = write_book(tmp_path / "site", {
-        "widgets.html": page(
-            f'<article><header><h1 id="widgets">Installing Widgets</h1></header><p>Get the box. {PROSE}</p>'
-            f'<h2 id="pip">With pip</h2><p>Run pip. {PROSE}</p>'
-            f'<h1 id="other">Other Platforms</h1><p>Elsewhere too. {PROSE}</p></article>',
-            "<title>Installing Widgets — Widgets 1.0</title>",
-        ),
-    })
-    plan = plan_book(site, "b", "https://widgets.example.org")
-    assert [p.title for p in plan.pages] == ["Installing Widgets"]
-    assert [(c.section, c.url.partition("#")[2]) for c in plan.chunks] == [
-        ("", ""), ("With pip", "pip"), ("Other Platforms", "other"),
-    ]
+@pytest.mark.parametrize(("body", "title", "sections"), [
+    (  # SQLite's hand-made pages: every numbered section an <h1>, under a styled title that is no heading
+        '<div class="fancy_title">Write-Ahead Logging</div>'
+        f'<h1 id="overview"><span>1. </span>Overview</h1><p>WAL is a journal mode. {PROSE}</p>'
+        f'<h1 id="how_it_works"><span>2. </span>How WAL Works</h1><p>Changes go to a log. {PROSE}</p>'
+        f'<h2 id="checkpointing"><span>2.1. </span>Checkpointing</h2><p>The log is copied back. {PROSE}</p>',
+        "Write-Ahead Logging",
+        [("1. Overview", "overview"), ("2. How WAL Works", "how_it_works"),
+         ("2. How WAL Works › 2.1. Checkpointing", "checkpointing")],
+    ),
+    (  # the page's own <h1> title, and a second <h1> later
+        f'<article><header><h1 id="widgets">Installing Widgets</h1></header><p>Get the box. {PROSE}</p>'
+        f'<h2 id="pip">With pip</h2><p>Run pip. {PROSE}</p>'
+        f'<h1 id="other">Other Platforms</h1><p>Elsewhere too. {PROSE}</p></article>',
+        "Installing Widgets",
+        [("", ""), ("With pip", "pip"), ("Other Platforms", "other")],
+    ),
+], ids=["sections as h1s", "a second h1 after the title"])
+def test_a_page_of_several_h1s_is_titled_by_its_title_and_cites_each_section(
+    tmp_path: Path, body: str, title: str, sections: list[tuple[str, str]]
+) -> None:
+    site = write_book(tmp_path / "site", {"page.html": page(body, f"<title>{title} — Docs</title>")})
+    plan = plan_book(site, "b", "https://docs.example.org")
+    assert [p.title for p in plan.pages] == [title]
+    assert [(c.section, c.url.partition("#")[2]) for c in plan.chunks] == sections
 
 
 def test_pages_are_read_in_the_order_their_next_links_chain_them(tmp_path: Path) -> None:
