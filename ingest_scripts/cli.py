@@ -126,7 +126,7 @@ def print_summary(out: Console, report: IngestReport) -> None:
     for problem in report.problems:
         out.print(f"  [yellow]warning:[/] {problem}", highlight=False)
     if report.skipped_files:
-        out.print(f"  skipped {len(report.skipped_files)} files (draft, unlisted, empty or not content): {', '.join(report.skipped_files)}")
+        out.print(f"  skipped {len(report.skipped_files)} files (draft, unlisted, empty, not content, or what other pages say): {', '.join(report.skipped_files)}")
 
 
 def _print_calibration(out: Console, calibration: Calibration | None) -> None:

@@ -113,6 +113,7 @@ def read_tree(tree: LexborHTMLParser) -> HtmlPage | None:
     content = _main_content(tree)
     module = _breadcrumb_module(tree) or _navigation_module(tree, content) or _up_module(tree)
     _strip(content)
+    _remove([h1 for h1 in content.css("h1") if _says_site_name(tree, h1)])
     title = _title(tree, content)
     if _NOT_FOUND.fullmatch(title) or _is_listing(content):
         return None
@@ -414,6 +415,20 @@ def _prose_words(content: LexborNode) -> int:
     words = len(probe.text(separator=" ").split())
     probe.decompose()
     return words
+
+
+def _says_site_name(tree: LexborHTMLParser, h1: LexborNode) -> bool:
+    """An `<h1>` that says the site's name, as its `<title>` gives it after the page's ("Readline
+    | Node.js v18.20.4 Documentation"): the banner every page repeats, not the page's title."""
+    head = tree.css_first("title")
+    if head is None:
+        return False
+    title = _squash(head.text())
+    for separator in _SITE_NAME_SEPARATORS:
+        page, found, site = title.rpartition(separator)
+        if found and page.strip():
+            return _squash(h1.text()).casefold() == site.strip().casefold()
+    return False
 
 
 def _title(tree: LexborHTMLParser, content: LexborNode) -> str:

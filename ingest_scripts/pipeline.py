@@ -4,6 +4,7 @@ import filecmp
 import hashlib
 import json
 import os
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -47,6 +48,16 @@ from ingest_scripts.permalinks import is_index_page, page_url
 from ingest_scripts.rest import Titles, chunk_rest_page
 
 EMBED_BATCH = 64
+# A page is a compilation of others when this share of its statements is on other pages: all
+# of them but a heading's sentence or a line of its own in every ten.
+REPEATED_SHARE = 0.9
+# Statements are sentences of at least this many words ("See also: csvread." recurs by nature).
+STATEMENT_WORDS = 6
+# A page of fewer statements is not judged: the few lines a short page shares with the pages
+# it introduces do not make it a compilation.
+MIN_STATEMENTS = 6
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+|\n+")  # sentences, and lines (a heading, an item)
+_WORDS = re.compile(r"\w+")
 
 
 class IngestError(RuntimeError):
@@ -139,10 +150,38 @@ def plan_book(
         return add_pdfs(BookPlan([], [], 0, [], "pdf"), root, pdfs, book)
     layout = detect_layout(root, layout_name)
     if isinstance(layout, BuiltSite):
-        return add_pdfs(plan_site(root, book, base_url, layout), root, pdfs, book)
-    return add_pdfs(
-        plan_markdown(root, book, base_url, manifest, layout, kind if text_files else layout.kind), root, pdfs, book
-    )
+        plan = plan_site(root, book, base_url, layout)
+    else:
+        plan = plan_markdown(root, book, base_url, manifest, layout, kind if text_files else layout.kind)
+    return _without_compilations(add_pdfs(plan, root, pdfs, book))
+
+
+def _without_compilations(plan: BookPlan) -> BookPlan:
+    """The plan without the pages that only gather what other pages say: a site's single-page
+    edition beside its pages (Node.js's `all.html`, SQLite's `capi3ref.html`), a changelog over
+    the release notes it repeats. Such a page adds no answer; its passages tie with the pages'
+    own, and the reader is sent to the long page rather than the one about the question.
+
+    Pages are looked at from the longest: one is left out when nearly all of its statements
+    (REPEATED_SHARE) are also on pages still in the book, so whatever it says stays said."""
+    statements: dict[str, set[str]] = {page.source_path: set() for page in plan.pages}
+    for chunk in plan.chunks:
+        for sentence in _SENTENCE_BREAK.split(chunk.text[chunk.overlap_chars :]):
+            words = _WORDS.findall(sentence.lower())
+            if len(words) >= STATEMENT_WORDS:
+                statements[chunk.source_path].add(" ".join(words))
+    held = Counter(statement for said in statements.values() for statement in said)
+    left_out = set()
+    for path in sorted(statements, key=lambda path: len(statements[path]), reverse=True):
+        said = statements[path]
+        if len(said) >= MIN_STATEMENTS and sum(held[s] > 1 for s in said) >= REPEATED_SHARE * len(said):
+            left_out.add(path)
+            held.subtract(said)
+    if left_out:
+        plan.pages = [page for page in plan.pages if page.source_path not in left_out]
+        plan.chunks = [chunk for chunk in plan.chunks if chunk.source_path not in left_out]
+        plan.skipped_files.extend(sorted(left_out))
+    return plan
 
 
 def plan_markdown(

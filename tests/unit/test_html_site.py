@@ -506,6 +506,30 @@ def test_a_page_of_several_h1s_is_titled_by_its_title_and_cites_each_section(
     assert [(c.section, c.url.partition("#")[2]) for c in plan.chunks] == sections
 
 
+def test_a_built_site_with_its_pages_sources_beside_them_and_a_single_page_edition(tmp_path: Path) -> None:
+    """Node.js's API docs: each page's markdown source beside its HTML (the HTML is what readers
+    read), every page's banner an <h1> of the site's name, and `all.html` holding every page:
+    the single-page edition is left out and nothing it says is lost."""
+    def module(name: str, sentences: list[str]) -> str:
+        prose = " ".join(sentences)
+        return page(f'<header><h1>Node.js v18 documentation</h1></header><main><h2 id="{name.lower()}">{name}</h2>'
+                    f"<p>{prose}</p></main>", f"<title>{name} | Node.js v18 Documentation</title>")
+    readline = [f"The readline module reads a stream one line at a time, step {i} of the tour." for i in range(8)]
+    timers = [f"The timers module schedules a function to run later, example {i} of the tour." for i in range(8)]
+    site = write_book(tmp_path / "api", {
+        "readline.html": module("Readline", readline),
+        "readline.md": "# Readline\n\nThe source of the page.\n",
+        "timers.html": module("Timers", timers),
+        "timers.md": "# Timers\n\nThe source of the page.\n",
+        "all.html": module("All", readline + timers),
+    })
+    plan = plan_book(site, "node", "https://nodejs.example.org/api")
+    assert plan.layout == "html"
+    assert sorted((p.source_path, p.title) for p in plan.pages) == [("readline.html", "Readline"), ("timers.html", "Timers")]
+    assert plan.skipped_files == ["all.html"]
+    assert all("Node.js v18 documentation" not in c.text for c in plan.chunks)
+
+
 def test_pages_are_read_in_the_order_their_next_links_chain_them(tmp_path: Path) -> None:
     """rel=next links give the reading order, through pages that are not content (a part's
     table of contents) and whatever their file names; a page no chain reaches comes last."""

@@ -393,6 +393,17 @@ def test_a_rest_project_with_a_pdf_or_an_html_file_is_still_a_sphinx_project(tmp
     assert plan.layout == "sphinx" and [p.source_path for p in plan.pages] == ["index.rst"]
 
 
+@pytest.mark.parametrize(("files", "layout"), [
+    ({"a.html": "", "a.md": "", "b.html": ""}, "html"),  # built pages with their sources beside them
+    ({"a.html": "", "a.md": "", "b.md": ""}, "docusaurus"),  # a source without its page: the sources
+    ({"docs/a.md": "", "site/a/index.html": ""}, "docusaurus"),  # a build beside the docs is not them
+], ids=["sources beside their pages", "a source without its page", "a build folder beside the docs"])
+def test_a_folder_of_html_pages_is_a_built_site_when_its_markdown_only_mirrors_them(
+    tmp_path: Path, files: dict[str, str], layout: str
+) -> None:
+    assert detect_layout(write_book(tmp_path / "site", files)).name == layout
+
+
 def test_a_sphinx_conf_py_is_read_not_run(tmp_path: Path) -> None:
     """Only plain assignments are read; a conf.py that Python cannot parse is a clear error."""
     root = write_book(tmp_path / "p", {
