@@ -420,32 +420,32 @@ def _prose_words(content: LexborNode) -> int:
 def _says_site_name(tree: LexborHTMLParser, h1: LexborNode) -> bool:
     """An `<h1>` that says the site's name, as its `<title>` gives it after the page's ("Readline
     | Node.js v18.20.4 Documentation"): the banner every page repeats, not the page's title."""
-    head = tree.css_first("title")
-    if head is None:
-        return False
+    site = _title_parts(tree)[1]
+    return bool(site) and _squash(h1.text()).casefold() == site.casefold()
+
+
+def _title_parts(tree: LexborHTMLParser) -> tuple[str, str]:
+    """The `<title>` as the page's name and the site's ("Install | My Site", "Install — My Site",
+    "Install - My Site"); the site's is "" when it names none, both when there is no <title>."""
+    if (head := tree.css_first("title")) is None:
+        return "", ""
     title = _squash(head.text())
     for separator in _SITE_NAME_SEPARATORS:
         page, found, site = title.rpartition(separator)
         if found and page.strip():
-            return _squash(h1.text()).casefold() == site.strip().casefold()
-    return False
+            return page.strip(), site.strip()
+    return title, ""
 
 
 def _title(tree: LexborHTMLParser, content: LexborNode) -> str:
-    """The content's `<h1>`, else the `<title>` without the site's name ("Install | My Site",
-    "Install — My Site", "Install - My Site" → "Install"), else its first heading. A page with
-    several `<h1>` uses them for its sections, and its `<title>` names it."""
+    """The content's `<h1>`, else the `<title>` without the site's name, else its first heading.
+    A page with several `<h1>` uses them for its sections, and its `<title>` names it."""
     if len(h1s := content.css("h1")) == 1:
         return _squash(h1s[0].text())
-    if (head := tree.css_first("title")) is None:
-        heading = content.css_first(", ".join(_HEADINGS))
-        return _squash(heading.text()) if heading else ""
-    title = _squash(head.text())
-    for separator in _SITE_NAME_SEPARATORS:
-        page, found, _ = title.rpartition(separator)
-        if found and page.strip():
-            return page.strip()
-    return title
+    if page := _title_parts(tree)[0]:
+        return page
+    heading = content.css_first(", ".join(_HEADINGS))
+    return _squash(heading.text()) if heading else ""
 
 
 def _blocks(node: LexborNode) -> Iterator[Block]:
