@@ -113,8 +113,9 @@ def read_tree(tree: LexborHTMLParser) -> HtmlPage | None:
     content = _main_content(tree)
     module = _breadcrumb_module(tree) or _navigation_module(tree, content) or _up_module(tree)
     _strip(content)
-    _remove([h1 for h1 in content.css("h1") if _says_site_name(tree, h1)])
-    title = _title(tree, content)
+    page_name, site_name = _title_parts(tree)
+    _remove([h1 for h1 in content.css("h1") if _says_site_name(h1, site_name)])
+    title = _title(content, page_name)
     if _NOT_FOUND.fullmatch(title) or _is_listing(content):
         return None
     if _prose_words(content) < MIN_PROSE_WORDS:
@@ -417,11 +418,10 @@ def _prose_words(content: LexborNode) -> int:
     return words
 
 
-def _says_site_name(tree: LexborHTMLParser, h1: LexborNode) -> bool:
+def _says_site_name(h1: LexborNode, site_name: str) -> bool:
     """An `<h1>` that says the site's name, as its `<title>` gives it after the page's ("Readline
     | Node.js v18.20.4 Documentation"): the banner every page repeats, not the page's title."""
-    site = _title_parts(tree)[1]
-    return bool(site) and _squash(h1.text()).casefold() == site.casefold()
+    return bool(site_name) and _squash(h1.text()).casefold() == site_name.casefold()
 
 
 def _title_parts(tree: LexborHTMLParser) -> tuple[str, str]:
@@ -437,13 +437,13 @@ def _title_parts(tree: LexborHTMLParser) -> tuple[str, str]:
     return title, ""
 
 
-def _title(tree: LexborHTMLParser, content: LexborNode) -> str:
-    """The content's `<h1>`, else the `<title>` without the site's name, else its first heading.
-    A page with several `<h1>` uses them for its sections, and its `<title>` names it."""
+def _title(content: LexborNode, page_name: str) -> str:
+    """The content's `<h1>`, else the page's name in its `<title>` (`page_name`), else its first
+    heading. A page with several `<h1>` uses them for its sections, and its `<title>` names it."""
     if len(h1s := content.css("h1")) == 1:
         return _squash(h1s[0].text())
-    if page := _title_parts(tree)[0]:
-        return page
+    if page_name:
+        return page_name
     heading = content.css_first(", ".join(_HEADINGS))
     return _squash(heading.text()) if heading else ""
 
