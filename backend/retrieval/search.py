@@ -210,6 +210,13 @@ class BookCorpus:
         siblings = self.page_chunks(chunk.source_path)
         return [c for c in siblings if abs(c.position - chunk.position) <= radius]
 
+    def next_in_section(self, chunk: Chunk) -> Chunk | None:
+        """The passage that follows `chunk` in its section, if the section goes on."""
+        return next(
+            (c for c in self.neighbours(chunk) if c.position == chunk.position + 1 and c.section == chunk.section),
+            None,
+        )
+
     def find_page(self, key: str) -> Page | None:
         """A page by doc id, source path, or URL (what the widget knows about the page)."""
         key = key.strip().rstrip("/")
@@ -396,7 +403,13 @@ class Retriever:
         # do I …?") is the reader's setting, not what they ask about.
         if unmentioned := corpus.unmentioned(Query(scene_and_question(query.text)[1], query.context).whole):
             support = CANNOT_ANSWER
-        windows = _distinct(_past_the_readers_words(windows, sentences, query.text))
+        read = {hit.chunk.id for hit in hits[:EVIDENCE_PASSAGES]}
+        next_passage = {
+            hit.chunk.id: following.id
+            for hit in hits[:EVIDENCE_PASSAGES]
+            if (following := corpus.next_in_section(hit.chunk)) is not None and following.id in read
+        }
+        windows = _distinct(_past_the_readers_words(windows, sentences, query.text, next_passage))
         return Evidence(support, topical, windows, unmentioned, one_page)
 
 
@@ -429,16 +442,32 @@ def _with_section_neighbours(corpus: BookCorpus, hits: list[ScoredChunk]) -> lis
     return expanded
 
 
-def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], question: str) -> list[Window]:
+def _past_the_readers_words(
+    windows: list[Window], sentences: list[Sentence], question: str, next_passage: dict[str, str]
+) -> list[Window]:
     """The windows without what the reader wrote (an error message pasted into the question),
     with their scores: such a sentence is the best evidence that the passage is about the
     question, but quoting it back tells the reader nothing, and what the book says next is what
     it says of it (as for a selection). A window of prose loses the reader's sentences and runs
     on with the ones after it; an example's lines holding a line they pasted show what they
-    already have, so the text after the example takes their place. A sentence that only uses
-    the question's words ("A publisher's default queue size is 10" for "Is it 10?") is an
-    answer, not their text."""
+    already have, so the text after the example takes their place. What comes after runs on
+    into the next passage of the section (`next_passage`, passage id → id, among those read):
+    a section cut into passages often ends one with the example and starts the next with what
+    it says of it. A sentence that only uses the question's words ("A publisher's default queue
+    size is 10" for "Is it 10?") is an answer, not their text."""
     asked = _words(question)
+    by_passage: dict[str, list[Sentence]] = {}
+    for sentence in sentences:
+        by_passage.setdefault(sentence.chunk_id, []).append(sentence)
+
+    def after(last: Sentence) -> list[Sentence]:
+        own = by_passage[last.chunk_id]
+        rest = own[own.index(last) + 1 :]
+        if last.chunk_id in next_passage:  # less what the next passage repeats of this one
+            repeated = {s.text for s in own}
+            rest += [s for s in by_passage[next_passage[last.chunk_id]] if s.text not in repeated]
+        return rest
+
     told: list[Window] = []
     for window in windows:
         said = [_written_in(s, asked) for s in window.sentences]
@@ -447,11 +476,11 @@ def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], qu
             continue
         kept = [] if window.code else [s for s, theirs in zip(window.sentences, said, strict=True) if not theirs]
         last = window.sentences[-1]
-        after = sentences.index(last) + 1
-        while (last.code or last.example) and after < len(sentences) and sentences[after].code \
-                and sentences[after].chunk_id == window.chunk_id:
-            after += 1  # the rest of the example's lines (or those the lead-in quotes)
-        following = [s for s in sentences[after : after + WINDOW] if s.chunk_id == window.chunk_id]
+        rest = after(last)
+        skipped = 0
+        while (last.code or last.example) and skipped < len(rest) and rest[skipped].code:
+            skipped += 1  # the rest of the example's lines (or those the lead-in quotes)
+        following = rest[skipped : skipped + WINDOW]
         # the window runs on in its own kind: prose after prose, else whatever follows first
         kind = bool(following) and not kept and following[0].code
         following = [s for s in following if s.code == kind and not _written_in(s, asked)]
@@ -459,8 +488,8 @@ def _past_the_readers_words(windows: list[Window], sentences: list[Sentence], qu
         if run_on and run_on[-1].leads_in and len(run_on) > 1:
             run_on.pop()  # as a window never ends on a lead-in
         if run_on:
-            told.append(Window(window.chunk_id, run_on, window.lexical, window.semantic, window.own))
-        elif not all(said):  # an example that ends its passage still shows more than they wrote
+            told.append(Window(run_on[0].chunk_id, run_on, window.lexical, window.semantic, window.own))
+        elif not all(said):  # an example that ends its section still shows more than they wrote
             told.append(window)
     return told
 

@@ -435,6 +435,56 @@ async def test_a_pasted_error_message_is_answered_by_what_the_book_says_of_it(tm
     assert "is busy" not in lead and "close that program" in lead
 
 
+CALIBRATION_BOOK = {
+    "01-arm/01-calibration.md": """---
+title: Calibrating the Arm
+---
+# Calibrating the Arm
+
+## Running the Calibration
+
+The calibration tool moves every joint of the arm to both ends of its travel and records where
+each limit switch trips. It needs the arm to be free of any load, so remove the gripper and any
+tool mounted on the wrist before you start. Place the arm in its parking pose, with the elbow
+folded and the wrist pointing down, and make sure nothing stands within its reach. Start the
+tool from the maintenance menu of the controller, choose the joints to calibrate, and confirm
+that the area is clear. The tool then drives each joint slowly toward its first limit, backs off
+when the switch trips, and repeats the move at a lower speed to measure the position precisely.
+On an arm whose switches were replaced, or after the controller's memory was cleared, the first
+run may stop early with a message such as the one below:
+
+```text
+fault: joint 4 limit switch not seen within travel
+note: calibration aborted, arm left in place
+```
+
+This fault means that the joint reached the end of its allowed travel before its switch tripped.
+Most often the switch cable of that joint is unplugged or pinched in the elbow housing: check the
+cable, reseat its connector on the joint board, and run the calibration again. If the cable is
+sound, the travel range stored for the joint is too short; widen it by five degrees in the joint
+settings and repeat. Once every joint has been measured, the tool writes the new offsets to the
+controller and moves the arm back to its parking pose. Keep a copy of the offsets: the tool
+prints them at the end, and entering them by hand after a repair saves a full calibration run.
+Calibrate again whenever a motor, a switch or a gearbox is replaced, since each of these moves the
+positions at which the limits trip, and an arm with stale offsets misses the points it is taught.
+""",
+}
+
+
+async def test_a_pasted_error_at_the_end_of_a_passage_is_answered_from_the_next(tmp_path) -> None:
+    """A long section is cut into passages; where the example the reader pasted from ends one,
+    what the book says of it opens the next, and that is quoted instead of their own lines."""
+    with library_of(tmp_path, CALIBRATION_BOOK, "arm") as library:
+        corpus = library.engine().retriever.corpus
+        passages = corpus.page_chunks("01-arm/01-calibration.md")
+        assert len(passages) == 2 and passages[0].text.rstrip().endswith("```")  # the book this test needs
+        answer, _ = await ask(library.engine(), "Calibration stops with fault: joint 4 limit switch not seen within travel. What now?")
+    assert answer.status == "found"
+    lead = answer.text.split("[1]")[0]
+    assert lead.startswith("This fault means that the joint reached the end of its allowed travel")
+    assert "not seen within travel" not in lead
+
+
 async def test_a_book_without_overview_pages_is_outlined_by_its_modules_in_reading_order(
     tmp_path,
 ) -> None:
