@@ -108,7 +108,7 @@ def read_page(html: str) -> HtmlPage | None:
 
 def read_tree(tree: LexborHTMLParser) -> HtmlPage | None:
     """read_page of a parsed page (which it takes apart: read what else it holds first)."""
-    if tree.css_first("meta[name=robots][content*=noindex]"):
+    if tree.css_first("meta[name=robots][content*=noindex]") or _redirects(tree):
         return None
     content = _main_content(tree)
     module = _breadcrumb_module(tree) or _navigation_module(tree, content) or _up_module(tree)
@@ -416,6 +416,17 @@ def _prose_words(content: LexborNode) -> int:
     words = len(probe.text(separator=" ").split())
     probe.decompose()
     return words
+
+
+def _redirects(tree: LexborHTMLParser) -> bool:
+    """A page that sends the browser on to another (`<meta http-equiv=refresh content="0;
+    url=…">`): a moved page, or Texinfo's pointer to where a function's node now lives. Its
+    content is at the page it names."""
+    refresh = tree.css_first("meta[http-equiv=refresh i][content]")
+    if refresh is None:
+        return False
+    _, _, target = (refresh.attributes.get("content") or "").partition(";")
+    return bool(re.sub(r"(?i)^\s*url\s*=", "", target).strip(" '\""))
 
 
 def _says_site_name(h1: LexborNode, site_name: str) -> bool:

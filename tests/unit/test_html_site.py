@@ -603,9 +603,19 @@ def test_a_texinfo_manual_is_read_without_its_navigation_and_with_its_node_ancho
     page("<main><h1>Index</h1><h2>A</h2><ul><li><a href='/a'>alpha</a></li></ul></main>"),
     page("<main><h1>Tagged chat</h1><article><a href='/docs/a'><h2>Asking</h2></a>"
          f"<p>{PROSE}</p></article></main>"),
-], ids=["not found", "noindex", "index of links", "listing"])
+    # a page moved, or Texinfo's pointer to a function's node: the content is where it leads
+    page(f"<p>The node you are looking for is at <a href='Arith.html#XREFabs'>XREFabs</a>. {PROSE}</p>",
+         '<meta http-equiv="Refresh" content="0; url=Arith.html#XREFabs">'),
+    page(f"<main><h1>Redirect</h1><p>Redirect to ./cli.html. {PROSE}</p></main>",
+         '<meta http-equiv="refresh" content="0; ./cli.html">'),
+], ids=["not found", "noindex", "index of links", "listing", "redirect", "redirect without url="])
 def test_pages_that_are_not_content_are_skipped(html: str) -> None:
     assert read_page(html) is None
+
+
+def test_a_page_that_only_reloads_itself_is_content() -> None:
+    reloading = page(f"<main><h1>Build Status</h1><p>{PROSE}</p></main>", '<meta http-equiv="refresh" content="300">')
+    assert read_page(reloading) is not None
 
 
 def test_sitemap_gives_urls_and_a_copy_or_a_stub_of_a_page_is_read_once(tmp_path: Path) -> None:
