@@ -11,6 +11,7 @@ fenced code blocks and pipe tables, inline code in backticks, links as their tex
 
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -80,6 +81,9 @@ _BREAK = "\x00"  # a <br> while whitespace is collapsed
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
 _NO_LANGUAGE = ("default", "none", "text")
 _SITE_NAME_SEPARATORS = (" | ", " — ", " – ", " · ", " - ")
+# Where a bracketed ending of a title may start: a bracket after a space, closed at the end.
+_BRACKETED_ENDING = re.compile(r"(?<= )[(\[](?=.*[)\]]$)")
+MIN_TITLES_SHARING_A_NAME = 3  # fewer titles than this sharing a name do not make it the site's
 _NOT_FOUND = re.compile(
     r"(?:404\W*)?(?:(?:page|document|file)\s+)?not\s+found(?:\W*404)?\W*|404", re.IGNORECASE
 )
@@ -98,6 +102,7 @@ class HtmlPage:
     module: str | None  # from its breadcrumbs, its navigation or its rel=up link; None when they say nothing
     tags: list[str]
     description: str = ""  # its `<meta name=description>`
+    site_name: str = ""  # the site's name, as its `<title>` gives it after the page's
 
 
 def read_page(html: str) -> HtmlPage | None:
@@ -129,7 +134,29 @@ def read_tree(tree: LexborHTMLParser) -> HtmlPage | None:
         module=module,
         tags=[_squash(tag.text()) for tag in tree.css("a[rel~=tag]")],
         description=_squash(description.attributes.get("content") or "") if description else "",
+        site_name=site_name,
     )
+
+
+def named_site(pages: dict[str, HtmlPage]) -> tuple[dict[str, HtmlPage], str]:
+    """The site's name, and the pages with it taken off their titles. It is the name most
+    pages' `<title>`s give after a separator ("Install | My Site": taken off as each page is
+    read), else an ending in brackets that most titles share ("Nested Functions (GNU Octave
+    (version 7.3.0))", as Texinfo writes; one page's brackets may be its own, "Installing
+    (Windows)"). "" when most pages share none."""
+    most = len(pages) / 2
+    named = Counter(page.site_name for page in pages.values() if page.site_name)
+    if named and (common := named.most_common(1)[0])[1] > most and common[1] >= MIN_TITLES_SHARING_A_NAME:
+        return pages, common[0]
+    endings: Counter[str] = Counter()
+    for page in pages.values():
+        endings.update({page.title[bracket.start() :] for bracket in _BRACKETED_ENDING.finditer(page.title)})
+    shared = [e for e, n in endings.items() if n > most and n >= MIN_TITLES_SHARING_A_NAME]
+    if not shared:
+        return pages, ""
+    ending = max(shared, key=len)
+    titled = {rel: replace(page, title=page.title.removesuffix(ending).rstrip() or page.title) for rel, page in pages.items()}
+    return titled, ending[1:-1].strip()
 
 
 def next_page(tree: LexborHTMLParser, rel: str) -> str:

@@ -25,6 +25,7 @@ from backend.retrieval.search import Retriever
 from ingest_scripts.html_site import (
     HtmlPage,
     chunk_html_page,
+    named_site,
     next_page,
     placements,
     published_url,
@@ -314,6 +315,7 @@ def plan_site(root: Path, book: str, base_url: str, layout: BuiltSite) -> BookPl
             continue
         seen.add(text)
         read[rel] = page
+    read, site_name = named_site(read)
     served = {rel: layout.url_path(rel, {}) for rel in read}
     sitemap = sitemap_urls(root, served)
     placed = placements(served)
@@ -347,6 +349,8 @@ def plan_site(root: Path, book: str, base_url: str, layout: BuiltSite) -> BookPl
         plan.pages.append(parsed.page)
         plan.chunks.extend(parsed.chunks)
         plan.dropped_questions += parsed.dropped_questions
+    for chunk in plan.chunks:
+        chunk.book_name = site_name
     return plan
 
 

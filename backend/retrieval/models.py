@@ -30,6 +30,8 @@ class Chunk(BaseModel):
     """A heading-bounded passage of a page, with everything needed to cite it."""
 
     book: str
+    # The name the book gives itself (a site's, from its pages' <title>s), "" where it names none.
+    book_name: str = ""
     lesson_id: str
     source_path: str
     module: str
@@ -60,8 +62,9 @@ class Chunk(BaseModel):
 
     @property
     def header(self) -> str:
-        """The context line embedded with the text: Book › Module › Lesson › Section."""
-        parts = [self.book, self.module, self.lesson, self.section]
+        """The context line embedded with the text: Book › Module › Lesson › Section, the book
+        by its id and by the name it gives itself."""
+        parts = [self.book, self.book_name, self.module, self.lesson, self.section]
         return " › ".join(p for p in parts if p)
 
     @property
@@ -71,8 +74,9 @@ class Chunk(BaseModel):
     @property
     def content_hash(self) -> str:
         """Changes whenever anything that is embedded or shown for this chunk changes."""
-        # An empty `page_starts` is left out so that a site's hashes are those of earlier builds.
-        payload = self.model_dump_json(exclude={"start", "end"} | ({"page_starts"} if not self.page_starts else set()))
+        # Empty `page_starts` and `book_name` are left out so that hashes are those of earlier builds.
+        empty = {name for name in ("page_starts", "book_name") if not getattr(self, name)}
+        payload = self.model_dump_json(exclude={"start", "end"} | empty)
         return hashlib.sha256(payload.encode()).hexdigest()[:32]
 
     @property

@@ -618,6 +618,40 @@ def test_a_page_that_only_reloads_itself_is_content() -> None:
     assert read_page(reloading) is not None
 
 
+def test_the_site_name_most_titles_give_names_the_book_and_leaves_the_titles(tmp_path: Path) -> None:
+    """Texinfo titles a node's page "Node (Manual)"; a page's own brackets stay."""
+    manual = "(GNU Octave (version 7.3.0))"
+    nodes = {"sets.html": "Sets", "ranges.html": "Ranges", "windows.html": "Installing (Windows)"}
+    site = write_book(tmp_path / "manual", {
+        rel: page(f"<h2>{title}</h2><p>{title} are described here. {PROSE}</p>", f"<title>{title} {manual}</title>")
+        for rel, title in nodes.items()
+    } | {"lone.html": page(f"<h2>Lone</h2><p>{PROSE}</p>", "<title>Lone (a page of its own)</title>")})
+    plan = plan_book(site, "b", "https://example.org")
+    assert sorted(p.title for p in plan.pages) == ["Installing (Windows)", "Lone (a page of its own)", "Ranges", "Sets"]
+    # The name heads every passage as the book's, as the title did.
+    assert {c.book_name for c in plan.chunks} == {"GNU Octave (version 7.3.0)"}
+    assert plan.chunks[0].header.startswith("b › GNU Octave (version 7.3.0) › ")
+    # A name most titles give after a separator is the site's too.
+    site = write_book(tmp_path / "api", {
+        f"{name}.html": page(f"<h1>{name.title()}</h1><p>The {name} module. {PROSE}</p>",
+                             f"<title>{name.title()} | Node.js v18.20.4 Documentation</title>")
+        for name in ("assert", "buffer", "crypto")
+    })
+    plan = plan_book(site, "b", "https://example.org")
+    assert {c.book_name for c in plan.chunks} == {"Node.js v18.20.4 Documentation"}
+    assert sorted(p.title for p in plan.pages) == ["Assert", "Buffer", "Crypto"]
+    # Two titles of four sharing an ending is not most of them.
+    site = write_book(tmp_path / "two", {
+        "a.html": page(f"<p>{PROSE}</p>", "<title>Alpha (draft)</title>"),
+        "b.html": page(f"<p>{PROSE} Beta.</p>", "<title>Beta (draft)</title>"),
+        "c.html": page(f"<p>{PROSE} Gamma.</p>", "<title>Gamma (final)</title>"),
+        "d.html": page(f"<p>{PROSE} Delta.</p>", "<title>Delta</title>"),
+    })
+    plan = plan_book(site, "b", "https://example.org")
+    assert sorted(p.title for p in plan.pages) == ["Alpha (draft)", "Beta (draft)", "Delta", "Gamma (final)"]
+    assert {c.book_name for c in plan.chunks} == {""}
+
+
 def test_sitemap_gives_urls_and_a_copy_or_a_stub_of_a_page_is_read_once(tmp_path: Path) -> None:
     chapter = page(f"<main><h1>Foreword</h1><p>Why this book exists. {PROSE}</p></main>")
     site = write_book(tmp_path / "book", {
