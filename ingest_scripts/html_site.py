@@ -81,8 +81,8 @@ _BREAK = "\x00"  # a <br> while whitespace is collapsed
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
 _NO_LANGUAGE = ("default", "none", "text")
 _SITE_NAME_SEPARATORS = (" | ", " — ", " – ", " · ", " - ")
-# Where a bracketed ending of a title may start: a bracket after a space, closed at the end.
-_BRACKETED_ENDING = re.compile(r"(?<= )[(\[](?=.*[)\]]$)")
+# `<meta http-equiv=refresh content="0; url=page.html">`: a delay, then the page to go to.
+_REFRESH_TARGET = re.compile(r"\s*[\d.]*\s*[;,\s]\s*(?:url\s*=\s*)?(?P<target>.*)", re.IGNORECASE)
 MIN_TITLES_SHARING_A_NAME = 3  # fewer titles than this sharing a name do not make it the site's
 _NOT_FOUND = re.compile(
     r"(?:404\W*)?(?:(?:page|document|file)\s+)?not\s+found(?:\W*404)?\W*|404", re.IGNORECASE
@@ -141,22 +141,40 @@ def read_tree(tree: LexborHTMLParser) -> HtmlPage | None:
 def named_site(pages: dict[str, HtmlPage]) -> tuple[dict[str, HtmlPage], str]:
     """The site's name, and the pages with it taken off their titles. It is the name most
     pages' `<title>`s give after a separator ("Install | My Site": taken off as each page is
-    read), else an ending in brackets that most titles share ("Nested Functions (GNU Octave
-    (version 7.3.0))", as Texinfo writes; one page's brackets may be its own, "Installing
-    (Windows)"). "" when most pages share none."""
-    most = len(pages) / 2
+    read), else a bracketed group ending most titles ("Nested Functions (GNU Octave (version
+    7.3.0))", as Texinfo writes; one page's brackets may be its own, "Installing (Windows)").
+    "" when most pages share none."""
+    most = max(len(pages) / 2, MIN_TITLES_SHARING_A_NAME - 1)
     named = Counter(page.site_name for page in pages.values() if page.site_name)
-    if named and (common := named.most_common(1)[0])[1] > most and common[1] >= MIN_TITLES_SHARING_A_NAME:
-        return pages, common[0]
-    endings: Counter[str] = Counter()
-    for page in pages.values():
-        endings.update({page.title[bracket.start() :] for bracket in _BRACKETED_ENDING.finditer(page.title)})
-    shared = [e for e, n in endings.items() if n > most and n >= MIN_TITLES_SHARING_A_NAME]
-    if not shared:
+    name, count = named.most_common(1)[0] if named else ("", 0)
+    if count > most:
+        return pages, name
+    endings = Counter(ending for page in pages.values() if (ending := _bracketed_ending(page.title)))
+    ending, count = endings.most_common(1)[0] if endings else ("", 0)
+    if count <= most:
         return pages, ""
-    ending = max(shared, key=len)
-    titled = {rel: replace(page, title=page.title.removesuffix(ending).rstrip() or page.title) for rel, page in pages.items()}
-    return titled, ending[1:-1].strip()
+    return {rel: _without_ending(page, ending) for rel, page in pages.items()}, ending[1:-1].strip()
+
+
+def _bracketed_ending(title: str) -> str:
+    """The bracketed group that ends the title, after a space ("(GNU Octave (version 7.3.0))");
+    "" when none does."""
+    if not title.endswith((")", "]")):
+        return ""
+    depth = 0
+    for position in range(len(title) - 1, 0, -1):
+        depth += {")": 1, "]": 1, "(": -1, "[": -1}.get(title[position], 0)
+        if depth == 0:
+            return title[position:] if title[position - 1] == " " else ""
+    return ""
+
+
+def _without_ending(page: HtmlPage, ending: str) -> HtmlPage:
+    """The page with the site's name taken off its title: a first heading that says what the
+    title now says is the title (see _titled)."""
+    if not page.title.endswith(ending) or not (title := page.title.removesuffix(ending).rstrip()):
+        return page
+    return replace(page, title=title, blocks=_titled(page.blocks, title))
 
 
 def next_page(tree: LexborHTMLParser, rel: str) -> str:
@@ -448,12 +466,14 @@ def _prose_words(content: LexborNode) -> int:
 def _redirects(tree: LexborHTMLParser) -> bool:
     """A page that sends the browser on to another (`<meta http-equiv=refresh content="0;
     url=…">`): a moved page, or Texinfo's pointer to where a function's node now lives. Its
-    content is at the page it names."""
+    content is at the page it names; a refresh that names no page, or a place on the same
+    one, reloads it."""
     refresh = tree.css_first("meta[http-equiv=refresh i][content]")
     if refresh is None:
         return False
-    _, _, target = (refresh.attributes.get("content") or "").partition(";")
-    return bool(re.sub(r"(?i)^\s*url\s*=", "", target).strip(" '\""))
+    parts = _REFRESH_TARGET.match(refresh.attributes.get("content") or "")
+    target = parts.group("target").strip(" '\"") if parts else ""
+    return bool(target) and not target.startswith("#")
 
 
 def _says_site_name(h1: LexborNode, site_name: str) -> bool:

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import takewhile
 from typing import Literal
 
 import numpy as np
@@ -213,7 +214,10 @@ class BookCorpus:
     def next_in_section(self, chunk: Chunk) -> Chunk | None:
         """The passage that follows `chunk` in its section, if the section goes on."""
         return next(
-            (c for c in self.neighbours(chunk) if c.position == chunk.position + 1 and c.section == chunk.section),
+            (
+                c for c in self.neighbours(chunk)
+                if c.position == chunk.position + 1 and (c.section, c.anchor) == (chunk.section, chunk.anchor)
+            ),
             None,
         )
 
@@ -404,12 +408,13 @@ class Retriever:
         if unmentioned := corpus.unmentioned(Query(scene_and_question(query.text)[1], query.context).whole):
             support = CANNOT_ANSWER
         read = {hit.chunk.id for hit in hits[:EVIDENCE_PASSAGES]}
-        next_passage = {
-            hit.chunk.id: following.id
-            for hit in hits[:EVIDENCE_PASSAGES]
-            if (following := corpus.next_in_section(hit.chunk)) is not None and following.id in read
-        }
-        windows = _distinct(_past_the_readers_words(windows, sentences, query.text, next_passage))
+        continued: dict[str, list[Sentence]] = {}
+        for hit in hits[:EVIDENCE_PASSAGES]:
+            following = corpus.next_in_section(hit.chunk)
+            if following is not None and following.id in read:
+                repeated = len(split_sentences(following.id, following.text[: following.overlap_chars]))
+                continued[hit.chunk.id] = [s for s in sentences if s.chunk_id == following.id][repeated:]
+        windows = _distinct(_past_the_readers_words(windows, sentences, query.text, continued))
         return Evidence(support, topical, windows, unmentioned, one_page)
 
 
@@ -443,31 +448,20 @@ def _with_section_neighbours(corpus: BookCorpus, hits: list[ScoredChunk]) -> lis
 
 
 def _past_the_readers_words(
-    windows: list[Window], sentences: list[Sentence], question: str, next_passage: dict[str, str]
+    windows: list[Window], sentences: list[Sentence], question: str, continued: dict[str, list[Sentence]]
 ) -> list[Window]:
     """The windows without what the reader wrote (an error message pasted into the question),
     with their scores: such a sentence is the best evidence that the passage is about the
     question, but quoting it back tells the reader nothing, and what the book says next is what
     it says of it (as for a selection). A window of prose loses the reader's sentences and runs
     on with the ones after it; an example's lines holding a line they pasted show what they
-    already have, so the text after the example takes their place. What comes after runs on
-    into the next passage of the section (`next_passage`, passage id → id, among those read):
-    a section cut into passages often ends one with the example and starts the next with what
-    it says of it. A sentence that only uses the question's words ("A publisher's default queue
-    size is 10" for "Is it 10?") is an answer, not their text."""
+    already have, so the text after the example takes their place. Where the passage ends
+    there, the window runs on into the section's next passage (`continued`: passage id → the
+    next passage's sentences past the one it repeats, when the search read it): a section cut
+    into passages often ends one with the example and opens the next with what it says of it.
+    A sentence that only uses the question's words ("A publisher's default queue size is 10"
+    for "Is it 10?") is an answer, not their text."""
     asked = _words(question)
-    by_passage: dict[str, list[Sentence]] = {}
-    for sentence in sentences:
-        by_passage.setdefault(sentence.chunk_id, []).append(sentence)
-
-    def after(last: Sentence) -> list[Sentence]:
-        own = by_passage[last.chunk_id]
-        rest = own[own.index(last) + 1 :]
-        if last.chunk_id in next_passage:  # less what the next passage repeats of this one
-            repeated = {s.text for s in own}
-            rest += [s for s in by_passage[next_passage[last.chunk_id]] if s.text not in repeated]
-        return rest
-
     told: list[Window] = []
     for window in windows:
         said = [_written_in(s, asked) for s in window.sentences]
@@ -476,11 +470,12 @@ def _past_the_readers_words(
             continue
         kept = [] if window.code else [s for s, theirs in zip(window.sentences, said, strict=True) if not theirs]
         last = window.sentences[-1]
-        rest = after(last)
+        rest = _rest_of_passage(last, sentences)
         skipped = 0
         while (last.code or last.example) and skipped < len(rest) and rest[skipped].code:
             skipped += 1  # the rest of the example's lines (or those the lead-in quotes)
-        following = rest[skipped : skipped + WINDOW]
+        # a window quotes one passage: one that keeps some of its sentences stays in it
+        following = rest[skipped : skipped + WINDOW] or ([] if kept else continued.get(last.chunk_id, [])[:WINDOW])
         # the window runs on in its own kind: prose after prose, else whatever follows first
         kind = bool(following) and not kept and following[0].code
         following = [s for s in following if s.code == kind and not _written_in(s, asked)]
@@ -489,9 +484,15 @@ def _past_the_readers_words(
             run_on.pop()  # as a window never ends on a lead-in
         if run_on:
             told.append(Window(run_on[0].chunk_id, run_on, window.lexical, window.semantic, window.own))
-        elif not all(said):  # an example that ends its section still shows more than they wrote
+        elif not all(said):  # an example that ends what was read of its section still shows more
             told.append(window)
     return told
+
+
+def _rest_of_passage(last: Sentence, sentences: list[Sentence]) -> list[Sentence]:
+    """The sentences after `last` in its passage (a passage's sentences come together)."""
+    after = sentences[sentences.index(last) + 1 :]
+    return list(takewhile(lambda sentence: sentence.chunk_id == last.chunk_id, after))
 
 
 def _words(text: str) -> str:

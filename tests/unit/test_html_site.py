@@ -608,7 +608,8 @@ def test_a_texinfo_manual_is_read_without_its_navigation_and_with_its_node_ancho
          '<meta http-equiv="Refresh" content="0; url=Arith.html#XREFabs">'),
     page(f"<main><h1>Redirect</h1><p>Redirect to ./cli.html. {PROSE}</p></main>",
          '<meta http-equiv="refresh" content="0; ./cli.html">'),
-], ids=["not found", "noindex", "index of links", "listing", "redirect", "redirect without url="])
+    page(f"<main><h1>Moved</h1><p>{PROSE}</p></main>", '<meta http-equiv="refresh" content="0,URL=\'new.html\'">'),
+], ids=["not found", "noindex", "index of links", "listing", "redirect", "redirect without url=", "redirect after a comma"])
 def test_pages_that_are_not_content_are_skipped(html: str) -> None:
     assert read_page(html) is None
 
@@ -616,6 +617,8 @@ def test_pages_that_are_not_content_are_skipped(html: str) -> None:
 def test_a_page_that_only_reloads_itself_is_content() -> None:
     reloading = page(f"<main><h1>Build Status</h1><p>{PROSE}</p></main>", '<meta http-equiv="refresh" content="300">')
     assert read_page(reloading) is not None
+    to_its_top = page(f"<main><h1>Build Status</h1><p>{PROSE}</p></main>", '<meta http-equiv="refresh" content="60; url=#top">')
+    assert read_page(to_its_top) is not None
 
 
 def test_the_site_name_most_titles_give_names_the_book_and_leaves_the_titles(tmp_path: Path) -> None:
@@ -628,9 +631,10 @@ def test_the_site_name_most_titles_give_names_the_book_and_leaves_the_titles(tmp
     } | {"lone.html": page(f"<h2>Lone</h2><p>{PROSE}</p>", "<title>Lone (a page of its own)</title>")})
     plan = plan_book(site, "b", "https://example.org")
     assert sorted(p.title for p in plan.pages) == ["Installing (Windows)", "Lone (a page of its own)", "Ranges", "Sets"]
-    # The name heads every passage as the book's, as the title did.
+    # The name heads every passage as the book's, as the title did; the first heading, which
+    # now says the title, is the title, not a section.
     assert {c.book_name for c in plan.chunks} == {"GNU Octave (version 7.3.0)"}
-    assert plan.chunks[0].header.startswith("b › GNU Octave (version 7.3.0) › ")
+    assert {c.header for c in plan.chunks if c.source_path == "sets.html"} == {"b › GNU Octave (version 7.3.0) › Sets"}
     # A name most titles give after a separator is the site's too.
     site = write_book(tmp_path / "api", {
         f"{name}.html": page(f"<h1>{name.title()}</h1><p>The {name} module. {PROSE}</p>",
@@ -640,15 +644,16 @@ def test_the_site_name_most_titles_give_names_the_book_and_leaves_the_titles(tmp
     plan = plan_book(site, "b", "https://example.org")
     assert {c.book_name for c in plan.chunks} == {"Node.js v18.20.4 Documentation"}
     assert sorted(p.title for p in plan.pages) == ["Assert", "Buffer", "Crypto"]
-    # Two titles of four sharing an ending is not most of them.
+    # Two titles of four sharing an ending is not most of them; the group that ends a title is
+    # one bracket's, "(GNU)", not "(b) c (GNU)".
     site = write_book(tmp_path / "two", {
         "a.html": page(f"<p>{PROSE}</p>", "<title>Alpha (draft)</title>"),
         "b.html": page(f"<p>{PROSE} Beta.</p>", "<title>Beta (draft)</title>"),
-        "c.html": page(f"<p>{PROSE} Gamma.</p>", "<title>Gamma (final)</title>"),
-        "d.html": page(f"<p>{PROSE} Delta.</p>", "<title>Delta</title>"),
+        "c.html": page(f"<p>{PROSE} Gamma.</p>", "<title>Gamma (b) c (GNU)</title>"),
+        "d.html": page(f"<p>{PROSE} Delta.</p>", "<title>Delta (a) c (GNU)</title>"),
     })
     plan = plan_book(site, "b", "https://example.org")
-    assert sorted(p.title for p in plan.pages) == ["Alpha (draft)", "Beta (draft)", "Delta", "Gamma (final)"]
+    assert sorted(p.title for p in plan.pages) == ["Alpha (draft)", "Beta (draft)", "Delta (a) c (GNU)", "Gamma (b) c (GNU)"]
     assert {c.book_name for c in plan.chunks} == {""}
 
 

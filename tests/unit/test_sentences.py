@@ -4,7 +4,14 @@ import numpy as np
 import pytest
 
 from backend.retrieval import lexical
-from backend.retrieval.search import EVIDENCE_WINDOWS, BookCorpus, _distinct, _words, _written_in
+from backend.retrieval.search import (
+    EVIDENCE_WINDOWS,
+    BookCorpus,
+    _distinct,
+    _past_the_readers_words,
+    _words,
+    _written_in,
+)
 from backend.retrieval.sentences import (
     CANNOT_ANSWER,
     Sentence,
@@ -322,6 +329,28 @@ def test_a_line_of_an_example_is_the_readers_when_they_pasted_it_not_its_comment
     assert _written_in(lead_in, _words("Why do I get error: servo 3 not responding?"))
     command = Sentence("c", 3, "Build it with the following command:", frozenset(), example=("cargo build",))
     assert not _written_in(command, _words("Why does cargo build fail on my laptop?"))
+
+
+def test_a_window_runs_on_into_the_next_passage_only_where_its_own_ends() -> None:
+    """Past the reader's lines, a window runs on into the section's next passage (as the search
+    hands it over: past the sentence it repeats) when its own passage has nothing more; one that
+    keeps a sentence of its own passage stays in it, as a window quotes one passage."""
+    def said(chunk: str, index: int, text: str, code: bool = False) -> Sentence:
+        return Sentence(chunk, index, text, frozenset(lexical.terms(text)), code)
+
+    pasted = "fault: joint 4 limit switch not seen within travel"
+    first = [said("a", 0, "$ arm-calibrate --all", code=True), said("a", 1, pasted, code=True)]
+    second = [said("b", 1, "This fault means the switch cable is unplugged."), said("b", 2, "Check the cable.")]
+    question = f"Calibration stops with {pasted}. What now?"
+    example = Window("a", first, 0.8, 0.6)
+    [told] = _past_the_readers_words([example], first + second, question, {"a": second})
+    assert (told.chunk_id, [s.text for s in told.sentences]) == ("b", [s.text for s in second])
+    # The next passage not read, the example is all there is to show.
+    assert _past_the_readers_words([example], first + second, question, {}) == [example]
+    # A window that keeps "The tool stops …" quotes its own passage only.
+    prose = Window("a", [said("a", 0, "The tool stops with a message."), said("a", 1, "Fault: joint 4 limit switch not seen within travel.")], 0.8, 0.6)
+    [kept] = _past_the_readers_words([prose], [*prose.sentences, *second], question, {"a": second})
+    assert (kept.chunk_id, [s.text for s in kept.sentences]) == ("a", ["The tool stops with a message."])
 
 
 def test_only_the_sentence_right_before_an_example_introduces_it() -> None:
