@@ -88,6 +88,10 @@ _NOT_FOUND = re.compile(
     r"(?:404\W*)?(?:(?:page|document|file)\s+)?not\s+found(?:\W*404)?\W*|404", re.IGNORECASE
 )
 MIN_PROSE_WORDS = 5  # fewer words outside headings and links: an index, tag or search page
+# Fewer of its words outside headings and links than this is an index of other pages however
+# long (Sphinx's general index, a sitemap, a list of functions: 0.3-8% of their words); content,
+# even DocBook's chapters that link every package they name, has a quarter or more.
+MIN_PROSE_SHARE = 0.1
 # A link marking the page's own entry in a sidebar; class names only when no aria-current says so.
 _CURRENT_LINK = "[aria-current=page]"
 _ACTIVE_LINK = "a.current, a.active, li.current > a, li.active > a"
@@ -123,7 +127,7 @@ def read_tree(tree: LexborHTMLParser) -> HtmlPage | None:
     title = _title(content, page_name)
     if _NOT_FOUND.fullmatch(title) or _is_listing(content):
         return None
-    if _prose_words(content) < MIN_PROSE_WORDS:
+    if _prose_words(content) < max(MIN_PROSE_WORDS, MIN_PROSE_SHARE * len(content.text(separator=" ").split())):
         return None
     canonical = tree.css_first("link[rel=canonical]")
     description = tree.css_first("meta[name=description]")

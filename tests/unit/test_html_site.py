@@ -609,7 +609,15 @@ def test_a_texinfo_manual_is_read_without_its_navigation_and_with_its_node_ancho
     page(f"<main><h1>Redirect</h1><p>Redirect to ./cli.html. {PROSE}</p></main>",
          '<meta http-equiv="refresh" content="0; ./cli.html">'),
     page(f"<main><h1>Moved</h1><p>{PROSE}</p></main>", '<meta http-equiv="refresh" content="0,URL=\'new.html\'">'),
-], ids=["not found", "noindex", "index of links", "listing", "redirect", "redirect without url=", "redirect after a comma"])
+    # Sphinx's general index: a few words of its own among hundreds of links
+    page("<main><h1>Index – A</h1><table class='indextable'><tr><td><ul>" + "".join(
+        f"<li>{name}<ul>" + "".join(
+            f"<li><a href='library/{name}.html#{name}.{n}'>{name}.item{n}() (in module {name})</a></li>" for n in range(8)
+        ) + "</ul></li>"
+        for name in ("abc", "argparse", "array", "ast", "asyncio", "atexit")
+    ) + "</ul></td></tr></table></main>"),
+], ids=["not found", "noindex", "index of links", "listing", "redirect", "redirect without url=", "redirect after a comma",
+        "general index"])
 def test_pages_that_are_not_content_are_skipped(html: str) -> None:
     assert read_page(html) is None
 
