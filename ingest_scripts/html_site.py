@@ -264,7 +264,7 @@ def chunk_html_page(
         title=page.title or humanize(source_path),  # a page that names itself nowhere
         module=module,
         url=url,
-        kind=page_kind(name, page.tags),
+        kind=page_kind(name, page.tags, page.title),
         tags=page.tags,
         description=page.description,
     )

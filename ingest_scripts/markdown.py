@@ -258,15 +258,25 @@ def first_heading(body: str, level: int | None = 1) -> str | None:
     return None
 
 
-def page_kind(source_path: str, tags: list[str]) -> PageKind:
+def page_kind(source_path: str, tags: list[str], title: str = "") -> PageKind:
     name = PurePosixPath(source_path).name.lower()
-    if ".summary." in name:
+    parts = PurePosixPath(source_path.lower()).with_suffix("").parts
+    if ".summary." in name or _CHANGELOG_TITLE.fullmatch(title.strip()) or any(map(_CHANGELOG_NAME.fullmatch, parts)):
         return "summary"
     if "quiz" in name or "quiz" in tags:
         return "quiz"
     if is_index_page(source_path):
         return "index"
     return "lesson"
+
+
+# A changelog restates, release by release, what the pages about each feature say in full: by
+# its file or folder's name (one that only says "changes" may be an API's, SQLite's
+# c3ref/changes.html), else by its title.
+_CHANGELOG_NAME = re.compile(r"change-?log|whats-?new|release-?notes|releaselog|(?:old)?news")
+_CHANGELOG_TITLE = re.compile(
+    r"(?:changes|change ?log|news|release (?:notes|history)|what[’']?s new\b.*)", re.IGNORECASE
+)
 
 
 def titled_kind(title: str) -> PageKind:
@@ -276,7 +286,7 @@ def titled_kind(title: str) -> PageKind:
     words = set(re.findall(r"[a-z]+", title.lower()))
     if words & {"quiz", "quizzes"}:
         return "quiz"
-    if words & {"summary", "recap"}:
+    if words & {"summary", "recap"} or _CHANGELOG_TITLE.fullmatch(title.strip()):
         return "summary"
     return "lesson"
 
@@ -517,10 +527,10 @@ def chunk_page(
     title, the page's `#` heading is its title, or its first heading of any level when
     `title_from_any_heading`."""
     tags = _string_list(front_matter.get("tags"))
-    kind = page_kind(source_path, tags)
     body = source[body_start:]
     heading = first_heading(body, None if title_from_any_heading else 1)
     title = str(front_matter.get("title") or heading or humanize(source_path))
+    kind = page_kind(source_path, tags, title)
     page = Page(
         book=book,
         lesson_id=lesson_id,

@@ -472,6 +472,24 @@ def test_page_kinds(path: str, kind: str) -> None:
     assert chunks and all(c.kind == kind for c in chunks)
 
 
+@pytest.mark.parametrize(
+    ("path", "title", "kind"),
+    [
+        ("whatsnew/3.8.md", "What’s New In Python 3.8", "summary"),
+        ("docs/changes.md", "Changes", "summary"),
+        ("history.md", "Release History", "summary"),
+        ("oldnews.md", "SQLite Older News", "summary"),
+        ("CHANGELOG.md", "attrs 26.1.0", "summary"),
+        # an API's page named for what it counts, and a lesson about the news
+        ("c3ref/changes.md", "Count The Number Of Rows Modified", "lesson"),
+        ("sect.follow-debian-news.md", "Keeping Informed of News", "lesson"),
+    ],
+)
+def test_a_changelog_restates_what_the_lessons_say(path: str, title: str, kind: str) -> None:
+    chunks = chunks_of(f"# {title}\n\n## Features\n\n{paragraph(60)}\n", path)
+    assert chunks and all(c.kind == kind for c in chunks)
+
+
 def test_embedding_text_carries_the_citation_context() -> None:
     chunk = chunks_of(f"# Lesson\n\n## Part\n\n{paragraph(60)}\n")[0]
     assert chunk.embedding_text.startswith("b › Mod › Lesson › Part\n\n## Part")
