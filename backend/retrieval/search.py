@@ -233,20 +233,23 @@ class BookCorpus:
 
     def locate(self, passage: str, source_path: str | None = None) -> Chunk | None:
         """The chunk a selected passage comes from: verbatim if possible (markup and spacing
-        differ between page and source), else the one holding most of its words."""
-        candidates = self.page_chunks(source_path) if source_path else self.chunks
+        differ between page and source), else the one holding most of its words. Only chunks
+        that hold all of its words are read for it verbatim: reading every chunk of a big book
+        took a tenth of a second."""
+        if source_path:
+            rows = np.array([self.row[chunk.id] for chunk in self.page_chunks(source_path)], dtype=int)
+        else:
+            rows = np.arange(len(self.chunks))
         needle = " ".join(passage.split()).lower()
-        for chunk in candidates:
-            if needle and needle in " ".join(chunk.text.split()).lower():
-                return chunk
         wanted = frozenset(lexical.terms(passage))
-        if not wanted:
+        held = self.postings.counts(wanted) if wanted else np.zeros(len(self.chunks), dtype=int)
+        for row in rows[held[rows] == len(wanted)]:
+            if needle and needle in " ".join(self.chunks[row].text.split()).lower():
+                return self.chunks[row]
+        if not wanted or not len(rows):
             return None
-        held = self.postings.counts(wanted)
-        best = max(candidates, key=lambda c: held[self.row[c.id]], default=None)
-        if best is None or held[self.row[best.id]] < SELECTION_MATCH * len(wanted):
-            return None
-        return best
+        best = rows[np.argmax(held[rows])]
+        return self.chunks[best] if held[best] >= SELECTION_MATCH * len(wanted) else None
 
 
 class Retriever:
