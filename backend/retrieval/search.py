@@ -411,12 +411,15 @@ class Retriever:
         if unmentioned := corpus.unmentioned(Query(scene_and_question(query.text)[1], query.context).whole):
             support = CANNOT_ANSWER
         read = {hit.chunk.id for hit in hits[:EVIDENCE_PASSAGES]}
-        continued: dict[str, list[Sentence]] = {}
-        for hit in hits[:EVIDENCE_PASSAGES]:
-            following = corpus.next_in_section(hit.chunk)
-            if following is not None and following.id in read:
-                repeated = len(split_sentences(following.id, following.text[: following.overlap_chars]))
-                continued[hit.chunk.id] = [s for s in sentences if s.chunk_id == following.id][repeated:]
+
+        def continued(chunk_id: str) -> list[Sentence]:
+            """The next passage of the section, past the sentence it repeats, if it was read."""
+            following = corpus.next_in_section(corpus.chunks[corpus.row[chunk_id]])
+            if following is None or following.id not in read:
+                return []
+            repeated = len(split_sentences(following.id, following.text[: following.overlap_chars]))
+            return [s for s in sentences if s.chunk_id == following.id][repeated:]
+
         windows = _distinct(_past_the_readers_words(windows, sentences, query.text, continued))
         return Evidence(support, topical, windows, unmentioned, one_page)
 
@@ -451,7 +454,7 @@ def _with_section_neighbours(corpus: BookCorpus, hits: list[ScoredChunk]) -> lis
 
 
 def _past_the_readers_words(
-    windows: list[Window], sentences: list[Sentence], question: str, continued: dict[str, list[Sentence]]
+    windows: list[Window], sentences: list[Sentence], question: str, continued: Callable[[str], list[Sentence]]
 ) -> list[Window]:
     """The windows without what the reader wrote (an error message pasted into the question),
     with their scores: such a sentence is the best evidence that the passage is about the
@@ -459,8 +462,9 @@ def _past_the_readers_words(
     it says of it (as for a selection). A window of prose loses the reader's sentences and runs
     on with the ones after it; an example's lines holding a line they pasted show what they
     already have, so the text after the example takes their place. Where the passage ends
-    there, the window runs on into the section's next passage (`continued`: passage id → the
-    next passage's sentences past the one it repeats, when the search read it): a section cut
+    there, the window runs on into the section's next passage (`continued(passage id)`: the
+    next passage's sentences past the one it repeats, when the search read it; looked up only
+    for such a window): a section cut
     into passages often ends one with the example and opens the next with what it says of it.
     A sentence that only uses the question's words ("A publisher's default queue size is 10"
     for "Is it 10?") is an answer, not their text."""
@@ -478,7 +482,7 @@ def _past_the_readers_words(
         while (last.code or last.example) and skipped < len(rest) and rest[skipped].code:
             skipped += 1  # the rest of the example's lines (or those the lead-in quotes)
         # a window quotes one passage: one that keeps some of its sentences stays in it
-        following = rest[skipped : skipped + WINDOW] or ([] if kept else continued.get(last.chunk_id, [])[:WINDOW])
+        following = rest[skipped : skipped + WINDOW] or ([] if kept else continued(last.chunk_id)[:WINDOW])
         # the window runs on in its own kind: prose after prose, else whatever follows first
         kind = bool(following) and not kept and following[0].code
         following = [s for s in following if s.code == kind and not _written_in(s, asked)]

@@ -343,13 +343,13 @@ def test_a_window_runs_on_into_the_next_passage_only_where_its_own_ends() -> Non
     second = [said("b", 1, "This fault means the switch cable is unplugged."), said("b", 2, "Check the cable.")]
     question = f"Calibration stops with {pasted}. What now?"
     example = Window("a", first, 0.8, 0.6)
-    [told] = _past_the_readers_words([example], first + second, question, {"a": second})
+    [told] = _past_the_readers_words([example], first + second, question, lambda passage: second if passage == "a" else [])
     assert (told.chunk_id, [s.text for s in told.sentences]) == ("b", [s.text for s in second])
     # The next passage not read, the example is all there is to show.
-    assert _past_the_readers_words([example], first + second, question, {}) == [example]
+    assert _past_the_readers_words([example], first + second, question, lambda passage: []) == [example]
     # A window that keeps "The tool stops …" quotes its own passage only.
     prose = Window("a", [said("a", 0, "The tool stops with a message."), said("a", 1, "Fault: joint 4 limit switch not seen within travel.")], 0.8, 0.6)
-    [kept] = _past_the_readers_words([prose], [*prose.sentences, *second], question, {"a": second})
+    [kept] = _past_the_readers_words([prose], [*prose.sentences, *second], question, lambda passage: second if passage == "a" else [])
     assert (kept.chunk_id, [s.text for s in kept.sentences]) == ("a", ["The tool stops with a message."])
 
 
