@@ -34,6 +34,7 @@ from backend.retrieval.index import BookIndex, ScoredChunk
 from backend.retrieval.models import Chunk, Page
 from backend.retrieval.query import Query
 from backend.retrieval.sentences import (
+    ANSWER_TYPE_BONUS,
     CANNOT_ANSWER,
     WINDOW,
     Sentence,
@@ -129,12 +130,28 @@ class BookCorpus:
         first, second = self.terms_of(first_id), self.terms_of(second_id)
         return len(first & second) / max(len(first | second), 1)
 
-    def heading_match(self, chunk: Chunk, query_terms: frozenset[str]) -> float:
-        """IDF-weighted share of the chunk's heading words that the query uses."""
+    def _terms_of_heading(self, chunk: Chunk) -> frozenset[str]:
         heading = self._heading_terms.get(chunk.heading)
         if heading is None:
             heading = self._heading_terms[chunk.heading] = frozenset(lexical.terms(chunk.heading, compounds=False))
-        return lexical.weighted_share(heading, query_terms, self.idf)
+        return heading
+
+    def heading_match(self, chunk: Chunk, query_terms: frozenset[str]) -> float:
+        """IDF-weighted share of the chunk's heading words that the query uses."""
+        return lexical.weighted_share(self._terms_of_heading(chunk), query_terms, self.idf)
+
+    def heading_asks(self, chunk: Chunk, question_terms: frozenset[str]) -> bool:
+        """Whether the chunk's heading is a question ("Why isn't my component re-rendering?")
+        that is the reader's: more than half of its words (IDF-weighted) are the question's and
+        more than half of the question's are its. "What Is Isaac ROS?" is not the question "Do
+        I need an NVIDIA GPU to run Isaac ROS?": it holds few of that question's words."""
+        if not chunk.heading.rstrip().endswith("?"):
+            return False
+        heading = self._terms_of_heading(chunk)
+        return min(
+            lexical.weighted_share(heading, question_terms, self.idf),
+            lexical.weighted_share(question_terms, heading, self.idf),
+        ) > 0.5
 
     def rank_lexical(self, query: str, limit: int, inside: np.ndarray) -> list[tuple[str, float]]:
         """(chunk id, BM25 score) of the best `limit` chunks among those `inside` (in_scope)."""
@@ -395,8 +412,13 @@ class Retriever:
         # A lesson says it in full; a summary or overview restates it: quote the lesson.
         question = query.whole
         rank = {hit.chunk.id: i for i, hit in enumerate(hits)}
+        # A section whose heading asks the reader's question (a FAQ's) is the answer to it: the
+        # reader's own words, not the earlier question a follow-up leans on (already answered).
+        readers = frozenset(own or asked)
+        answers_it = {hit.chunk.id: corpus.heading_asks(hit.chunk, readers) for hit in hits}
         windows.sort(
-            key=lambda w: w.answer_fit(question, own_words=True) * KIND_PRIOR[kind[w.chunk_id]]
+            key=lambda w: (w.answer_fit(question, own_words=True) + ANSWER_TYPE_BONUS * answers_it[w.chunk_id])
+            * KIND_PRIOR[kind[w.chunk_id]]
             + SEARCH_RANK_PRIOR * (1 - rank[w.chunk_id] / len(hits)),
             reverse=True,
         )

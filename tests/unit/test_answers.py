@@ -605,3 +605,66 @@ async def test_a_how_to_is_answered_by_a_way_not_by_a_requirement(tmp_path) -> N
     assert [s.lesson for s in install.suggestions][:1] == ["Before You Start"]
     assert calibrate.status == "found" and calibrate.text.startswith("To calibrate the arm, you move")
     assert needed.status == "found"  # not a how-to: the requirement answers it
+
+
+FAQ_BOOK = {
+    "01-guide/01-rendering.md": """---
+title: Rendering
+---
+# Rendering
+
+## Component Updates
+
+After you dispatch an action, the store runs the reducer and every subscribed component
+checks whether its selected state changed; a component re-renders only when it did.
+""",
+    "01-guide/02-store.md": """---
+title: Store Setup
+---
+# Store Setup
+
+## Creating the Store
+
+The store holds the whole state tree of the application. Create it once, with the root
+reducer and the middleware, and pass it to the provider at the top of the tree.
+""",
+    "01-guide/03-middleware.md": """---
+title: Middleware
+---
+# Middleware
+
+## Logging
+
+A middleware sees every action before the reducer does: a logger prints the action and the
+state after it, and a thunk middleware lets an action be a function.
+""",
+    "01-guide/04-testing.md": """---
+title: Testing
+---
+# Testing
+
+## Reducer Tests
+
+A reducer is a pure function, so a test calls it with a state and an action and compares
+the result with the expected state.
+""",
+    "01-guide/05-faq.md": """---
+title: FAQ
+---
+# FAQ
+
+## Why isn't my component re-rendering after I dispatch an action?
+
+Almost always because the reducer changed the existing state object in place, so the
+component compares the object with itself. Return a new object with the change instead.
+""",
+}
+
+
+async def test_a_section_headed_by_the_readers_question_answers_it(tmp_path) -> None:
+    """A FAQ's heading is the question its section answers: asked in the reader's words, it
+    is quoted first, ahead of a passage that shares more of the question's words."""
+    with library_of(tmp_path, FAQ_BOOK, "faq") as library:
+        answer, _ = await ask(library.engine(), "my component isn't re-rendering after I dispatch an action, why?")
+    assert answer.status == "found"
+    assert answer.citations[0].source_path == "01-guide/05-faq.md"
