@@ -8,7 +8,7 @@ PORT ?= 8000
 DATA ?= data
 SHARED_BOOK ?= ../shared/corpora/physical-ai-book
 
-.PHONY: demo test setup widget site browser bench eval clean
+.PHONY: demo test setup widget site browser generators bench eval clean
 
 $(BIN)/lectern: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,11 +35,15 @@ site: docs_site_plugin/example/node_modules
 browser:
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
+# Generators whose real builds the layout tests check (MkDocs and Sphinx come from pip).
+generators:
+	@command -v hugo >/dev/null || (apt-get update -qq && apt-get install -y -qq hugo)
+
 demo: setup widget
 	$(BIN)/lectern ingest sample_book --book lectern-guide --base-url http://127.0.0.1:$(PORT)/demo --data-dir $(DATA)
 	$(BIN)/lectern serve --book lectern-guide --data-dir $(DATA) --port $(PORT)
 
-test: setup widget site browser
+test: setup widget site browser generators
 	cd widget && npm test
 	cd docs_site_plugin && npm test
 	$(BIN)/pytest -q

@@ -8,6 +8,7 @@ imports/exports and JSX tags, with character offsets into the source file.
 import math
 import re
 import textwrap
+import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -135,7 +136,10 @@ _FRONT_MATTER_KEY = re.compile(r"[A-Za-z_][\w-]*:(\s|$)")
 
 
 def split_front_matter(source: str, source_path: str) -> tuple[dict, int]:
-    """Returns the front matter and the character offset where the body starts."""
+    """Returns the front matter and the character offset where the body starts: YAML between
+    `---` lines, or TOML between `+++` lines (Hugo's)."""
+    if source.startswith("+++"):
+        return _toml_front_matter(source, source_path)
     if not source.startswith("---"):
         return {}, 0
     match = re.compile(r"^---[ \t]*\r?$", re.MULTILINE).search(source, 3)
@@ -157,6 +161,21 @@ def split_front_matter(source: str, source_path: str) -> tuple[dict, int]:
         raise FrontMatterError(f"{source_path}:{line}: front matter: {problem}") from exc
     if not isinstance(data, dict):
         raise FrontMatterError(f"{source_path}:2: front matter must be a mapping of keys")
+    body_start = source.find("\n", match.end())
+    return data, len(source) if body_start < 0 else body_start + 1
+
+
+def _toml_front_matter(source: str, source_path: str) -> tuple[dict, int]:
+    first_line_end = source.find("\n")
+    if first_line_end < 0 or source[3:first_line_end].strip():
+        return {}, 0
+    match = re.compile(r"^\+\+\+[ \t]*\r?$", re.MULTILINE).search(source, first_line_end + 1)
+    if match is None:
+        raise FrontMatterError(f"{source_path}:1: front matter is never closed (no '+++' line after it)")
+    try:
+        data = tomllib.loads(source[first_line_end + 1 : match.start()])
+    except tomllib.TOMLDecodeError as exc:
+        raise FrontMatterError(f"{source_path}: front matter: {exc}") from exc
     body_start = source.find("\n", match.end())
     return data, len(source) if body_start < 0 else body_start + 1
 

@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 _NUMBER_PREFIX = re.compile(r"^\d+\s*[-_.]+\s*(?=[^-_.\s])")
 _VERSION_LIKE = re.compile(r"^\d+[-_.]\d+")
 _CUSTOM_ID = re.compile(r"\s*\{#([^}]+)\}\s*$")
-INDEX_NAMES = {"index", "readme"}
+INDEX_NAMES = {"index", "readme", "_index"}  # _index: a Hugo section's own page
 
 
 def strip_number_prefix(name: str) -> str:

@@ -201,7 +201,7 @@ def plan_markdown(
     for path in files:
         rel = path.relative_to(root).as_posix()
         on_site = path.relative_to(layout.docs).as_posix()
-        source = rest_sources[path] if path in rest_sources else _read(path, rel)
+        source = rest_sources[path] if path in rest_sources else layout.readable(_read(path, rel))
         front_matter, body_start = split_front_matter(source, rel)
         if front_matter.get("draft") is True or front_matter.get("unlisted") is True:
             skipped.append(rel)

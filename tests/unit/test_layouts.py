@@ -1,6 +1,6 @@
-"""Markdown published by other generators: mdBook, MkDocs and Sphinx (MyST) projects get their
-real titles, modules, order, URLs and anchors; MkDocs's and Sphinx's are checked against a
-real build."""
+"""Markdown published by other generators: mdBook, MkDocs, Sphinx (MyST) and Hugo projects get
+their real titles, modules, order, URLs and anchors; MkDocs's, Sphinx's and Hugo's are checked
+against a real build."""
 
 import re
 import subprocess
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest_scripts.layouts import LayoutError, MdBook, MkDocs, Sphinx, detect_layout
+from ingest_scripts.layouts import Hugo, LayoutError, MdBook, MkDocs, Sphinx, detect_layout
 from ingest_scripts.pipeline import BookPlan, plan_book
 from ingest_scripts.rest import read_rest
 from tests.support.books import write_book
@@ -178,6 +178,62 @@ def test_an_mkdocs_project_links_to_pages_and_anchors_of_its_real_build(tmp_path
     assert "Collapsed notes are prose too." in text
     anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
     assert {"file-layout-naming", "file-layout-naming_1", "cafe-deja-vu-mkdocsyml"} <= anchors
+
+
+HUGO_PAGE = "<html><head><title>{{ .Title }}</title></head><body><main>{{ .Content }}</main></body></html>\n"
+HUGO = {
+    "hugo.toml": 'baseURL = "https://example.org/"\ntitle = "Widgets"\n',
+    "layouts/_default/single.html": HUGO_PAGE,
+    "layouts/_default/list.html": HUGO_PAGE,
+    "layouts/shortcodes/note.html": '<div class="note">{{ .Inner | markdownify }}</div>\n',
+    "archetypes/default.md": '---\ntitle: "{{ .Name }}"\n---\n',
+    "README.md": f"# Repository\n\nNot part of the site. {PROSE}\n",
+    "content/_index.md": f"---\ntitle: Widgets\n---\nWidgets make dashboards. {PROSE}\n",
+    "content/docs/_index.md": f'+++\ntitle = "User Guide"\n+++\nHow to use widgets. {PROSE}\n',
+    "content/docs/Getting Started.md": (
+        f'+++\ntitle = "Getting Started"\nweight = 2\n+++\n\n## Before you start: `widgetd`!\n\n'
+        f"{{{{< note >}}}}\nWidgets need **Python 3.11** or newer. {PROSE}\n{{{{< /note >}}}}\n\n"
+        f"## Before you start: `widgetd`!\n\nThe same heading twice. {{{{% note %}}}}Run it as root.{{{{% /note %}}}} {PROSE}\n\n"
+        f"## Café déjà vu {{#custom}}\n\nAn id of its own. {PROSE}\n"
+    ),
+    "content/docs/configure/index.md": (
+        f"---\ntitle: Configuring\nslug: configuration\nweight: 1\n---\n\n## Themes\n\n"
+        f"Write `{{{{</* note */>}}}}` for a note. {{{{< figure src=\"/x.png\" caption=\"A widget\" >}}}} {PROSE}\n\n"
+        f'{{{{< highlight toml >}}}}\ntheme = "dark"\n{{{{< /highlight >}}}}\n'
+    ),
+    "content/docs/faq.md": f"---\ntitle: FAQ\nurl: /questions/\n---\n\n## Why widgets?\n\nBecause. {PROSE}\n",
+    "content/docs/draft.md": f"---\ntitle: Draft\ndraft: true\n---\n\nNot published. {PROSE}\n",
+}
+
+
+def test_a_hugo_site_links_to_pages_and_anchors_of_its_real_build(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "project", HUGO)
+    assert isinstance(detect_layout(root), Hugo) and isinstance(detect_layout(root / "content"), Hugo)
+    plan = plan_book(root, "widgets")
+    assert [(p.source_path, p.title, p.module, p.url) for p in plan.pages] == [
+        ("content/_index.md", "Widgets", "", "/"),
+        ("content/docs/_index.md", "User Guide", "User Guide", "/docs/"),
+        ("content/docs/configure/index.md", "Configuring", "User Guide", "/docs/configuration/"),
+        ("content/docs/Getting Started.md", "Getting Started", "User Guide", "/docs/getting-started/"),
+        ("content/docs/faq.md", "FAQ", "User Guide", "/questions/"),
+    ]
+    assert sorted(plan.skipped_files) == ["README.md", "archetypes/default.md", "content/docs/draft.md"]
+    site = tmp_path / "public"
+    subprocess.run(["hugo", "--quiet", "-s", str(root), "-d", str(site)], check=True, capture_output=True)
+    assert anchors_in_build(plan, site) >= 4
+    text = "\n".join(c.text for c in plan.chunks)
+    assert "{{%" not in text and "figure" not in text and "{{< /note >}}" not in text and "+++" not in text
+    assert "Widgets need **Python 3.11** or newer." in text and "Run it as root." in text
+    assert "Write `{{< note >}}` for a note." in text  # an escaped shortcode shows as written
+    assert '```toml\ntheme = "dark"\n```' in text
+    anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
+    assert {"before-you-start-widgetd", "before-you-start-widgetd-1", "custom", "themes"} <= anchors
+
+
+def test_a_hugo_page_with_broken_toml_front_matter_is_a_clear_error(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "project", {**HUGO, "content/docs/faq.md": '+++\ntitle = "FAQ\n+++\nBody.\n'})
+    with pytest.raises(ValueError, match="content/docs/faq.md: front matter"):
+        plan_book(root, "widgets")
 
 
 def test_a_docs_folder_given_directly_finds_mkdocs_yml_beside_it(tmp_path: Path) -> None:
