@@ -38,6 +38,7 @@ browser:
 # Generators whose real builds the layout tests check (MkDocs and Sphinx come from pip).
 generators:
 	@command -v hugo >/dev/null || (apt-get update -qq && apt-get install -y -qq hugo)
+	@command -v jekyll >/dev/null || (apt-get update -qq && apt-get install -y -qq jekyll)
 
 demo: setup widget
 	$(BIN)/lectern ingest sample_book --book lectern-guide --base-url http://127.0.0.1:$(PORT)/demo --data-dir $(DATA)

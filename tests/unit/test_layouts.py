@@ -1,6 +1,6 @@
-"""Markdown published by other generators: mdBook, MkDocs, Sphinx (MyST) and Hugo projects get
-their real titles, modules, order, URLs and anchors; MkDocs's, Sphinx's and Hugo's are checked
-against a real build."""
+"""Markdown published by other generators: mdBook, MkDocs, Sphinx (MyST), Hugo and Jekyll projects
+get their real titles, modules, order, URLs and anchors; MkDocs's, Sphinx's, Hugo's and Jekyll's
+are checked against a real build."""
 
 import re
 import subprocess
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest_scripts.layouts import Hugo, LayoutError, MdBook, MkDocs, Sphinx, detect_layout
+from ingest_scripts.layouts import Hugo, Jekyll, LayoutError, MdBook, MkDocs, Sphinx, detect_layout
 from ingest_scripts.pipeline import BookPlan, plan_book
 from ingest_scripts.rest import read_rest
 from tests.support.books import write_book
@@ -234,6 +234,71 @@ def test_a_hugo_page_with_broken_toml_front_matter_is_a_clear_error(tmp_path: Pa
     root = write_book(tmp_path / "project", {**HUGO, "content/docs/faq.md": '+++\ntitle = "FAQ\n+++\nBody.\n'})
     with pytest.raises(ValueError, match="content/docs/faq.md: front matter"):
         plan_book(root, "widgets")
+
+
+JEKYLL = {
+    "_config.yml": "title: Widgets\nexclude: [notes.md]\ncollections:\n  recipes:\n    output: true\n",
+    "Gemfile": 'source "https://rubygems.org"\ngem "jekyll"\n',
+    "_includes/note.html": "<div class=\"note\">{{ include.content }}</div>\n",
+    "README.md": f"# Repository\n\nNot part of the site. {PROSE}\n",
+    "notes.md": f"---\ntitle: Notes\n---\nExcluded by the configuration. {PROSE}\n",
+    "static.md": f"# A file without front matter\n\nCopied as it is, not a page. {PROSE}\n",
+    "index.md": f"---\ntitle: Widgets\nnav_order: 1\n---\n# Widgets\n\nWelcome to {{{{ site.title }}}}. {PROSE}\n",
+    "docs/install.md": (
+        f"---\ntitle: Installing\nparent: User Guide\nnav_order: 2\n---\n\n## Before you start: `widgetd`!\n\n"
+        f'{{% include note.html content="Needs Python" %}}\nWidgets need Python 3.11. {PROSE}\n\n'
+        f"## Before you start: `widgetd`!\n\nThe same heading twice. {PROSE}\n\n"
+        f"## 1. Numbered step\n\nA number first. {PROSE}\n\n"
+        f"## Custom {{#custom}}\n\nAn id of its own. {{% comment %}}hidden{{% endcomment %}}{PROSE}\n\n"
+        "{% highlight toml %}\ntheme = \"dark\"\n{% endhighlight %}\n\n"
+        "{% raw %}Write `{{ page.title }}` for the title.{% endraw %}\n"
+    ),
+    "docs/guide/index.md": f"---\ntitle: Guide\n---\n\n## Configuring\n\nSettings. {PROSE}\n",
+    "docs/moved.md": f"---\ntitle: Moved\npermalink: /elsewhere/\n---\n\n## Here\n\nMoved. {PROSE}\n",
+    "_posts/2024-03-05-release.md": f"---\ntitle: Release\ncategories: news\n---\n\n## Released\n\nOut now. {PROSE}\n",
+    "_recipes/soup.md": f"---\ntitle: Soup\n---\n\n## Stir\n\nStir well. {PROSE}\n",
+}
+
+
+@pytest.mark.parametrize("pretty", [False, True])
+def test_a_jekyll_site_links_to_pages_and_anchors_of_its_real_build(tmp_path: Path, pretty: bool) -> None:
+    config = JEKYLL["_config.yml"] + ("permalink: pretty\n" if pretty else "")
+    root = write_book(tmp_path / "project", {**JEKYLL, "_config.yml": config})
+    assert isinstance(detect_layout(root), Jekyll)
+    plan = plan_book(root, "widgets")
+    ext = "/" if pretty else ".html"
+    assert [(p.source_path, p.title, p.module, p.url) for p in plan.pages] == [
+        ("index.md", "Widgets", "", "/"),
+        ("docs/install.md", "Installing", "User Guide", f"/docs/install{ext}"),
+        ("docs/guide/index.md", "Guide", "Guide", "/docs/guide/"),
+        ("docs/moved.md", "Moved", "", "/elsewhere/"),
+        ("_posts/2024-03-05-release.md", "Release", "", f"/news/2024/03/05/release{ext}"),
+        ("_recipes/soup.md", "Soup", "", f"/recipes/soup{ext}"),
+    ]
+    assert sorted(plan.skipped_files) == ["README.md", "notes.md", "static.md"]
+    site = tmp_path / "site"
+    subprocess.run(["jekyll", "build", "-q", "-s", str(root), "-d", str(site)], check=True, capture_output=True)
+    assert anchors_in_build(plan, site) >= 6
+    text = "\n".join(c.text for c in plan.chunks)
+    assert "{%" not in text and "site.title" not in text and "hidden" not in text and "Needs Python" not in text
+    assert '```toml\ntheme = "dark"\n```' in text and "Write `{{ page.title }}` for the title." in text
+    anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
+    assert {"before-you-start-widgetd", "before-you-start-widgetd-1", "1-numbered-step", "custom"} <= anchors
+
+
+def test_a_github_pages_site_publishes_markdown_without_front_matter_and_readmes_as_indexes(tmp_path: Path) -> None:
+    files = {name: text for name, text in JEKYLL.items() if name != "Gemfile"}
+    files["guide/README.md"] = f"# The guide\n\nA folder's README is its index on GitHub Pages. {PROSE}\n"
+    plan = plan_book(write_book(tmp_path / "project", files), "widgets")
+    urls = {p.source_path: p.url for p in plan.pages}
+    assert urls["static.md"] == "/static.html" and urls["guide/README.md"] == "/guide/"
+    assert urls["README.md"] == "/README.html"  # the site has its own index.md
+    assert plan.skipped_files == ["notes.md"]
+
+
+def test_a_jupyter_book_is_not_a_jekyll_site(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "book", {"_config.yml": "title: Book\n", "_toc.yml": "root: intro\n", "intro.md": "# Intro\n"})
+    assert not isinstance(detect_layout(root), Jekyll)
 
 
 def test_a_docs_folder_given_directly_finds_mkdocs_yml_beside_it(tmp_path: Path) -> None:
