@@ -1,16 +1,18 @@
-"""Markdown published by other generators: mdBook, MkDocs, Sphinx (MyST), Hugo and Jekyll projects
-get their real titles, modules, order, URLs and anchors; MkDocs's, Sphinx's, Hugo's and Jekyll's
-are checked against a real build."""
+"""Markdown published by other generators: mdBook, MkDocs, Sphinx (MyST), Hugo, Jekyll and VitePress
+projects get their real titles, modules, order, URLs and anchors; all but mdBook's are checked
+against a real build."""
 
 import re
 import subprocess
 import sys
+import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
-from ingest_scripts.layouts import Hugo, Jekyll, LayoutError, MdBook, MkDocs, Sphinx, detect_layout
+from ingest_scripts.layouts import Hugo, Jekyll, LayoutError, MdBook, MkDocs, Sphinx, VitePress, detect_layout
 from ingest_scripts.pipeline import BookPlan, plan_book
 from ingest_scripts.rest import read_rest
 from tests.support.books import write_book
@@ -142,12 +144,17 @@ class _Ids(HTMLParser):
 
 
 def anchors_in_build(plan: BookPlan, site: Path) -> int:
-    """Checks that every chunk's page is in the built `site` (`a/` served as `a/index.html`)
-    and its anchor an id on that page; returns how many anchors were checked."""
+    """Checks that every chunk's page is in the built `site` (`a/` served as `a/index.html`, a
+    clean `a/b` as `a/b.html`) and its anchor an id on that page; returns how many anchors were
+    checked."""
     checked = 0
     for chunk in plan.chunks:
         path, _, anchor = chunk.url.partition("#")
-        page = site / path.lstrip("/") / "index.html" if path.endswith("/") else site / path.lstrip("/")
+        page = site / unquote(path).lstrip("/")
+        if path.endswith("/"):
+            page = page / "index.html"
+        elif not page.suffix:  # a clean URL, served from its .html file
+            page = page.with_name(page.name + ".html")
         assert page.is_file(), chunk.url
         if anchor:
             ids = _Ids()
@@ -294,6 +301,47 @@ def test_a_github_pages_site_publishes_markdown_without_front_matter_and_readmes
     assert urls["static.md"] == "/static.html" and urls["guide/README.md"] == "/guide/"
     assert urls["README.md"] == "/README.html"  # the site has its own index.md
     assert plan.skipped_files == ["notes.md"]
+
+
+VITEPRESS = Path(__file__).parents[1] / "support" / "vitepress"  # VitePress, installed by `make test`
+VITEPRESS_SITE = {
+    "README.md": f"# Repository\n\nNot part of the site. {PROSE}\n",
+    "docs/.vitepress/config.mjs": 'export default { title: "Widgets", srcDir: "src" }\n',
+    "docs/src/index.md": "---\nlayout: home\nhero:\n  name: Widgets\n---\n",
+    "docs/src/guide/index.md": f"# Guide\n\nHow to use widgets. {PROSE}\n",
+    "docs/src/guide/Getting Started.md": (
+        f"# Getting Started\n\n[[toc]]\n\n## Installation <Badge type=\"tip\" text=\"1.9\" />\n\n"
+        f"::: tip Before you start\nWidgets need Node 18. {PROSE}\n:::\n\n"
+        f"## Café déjà vu: `vitepress.config`!\n\nAccents. The title is {{{{ $frontmatter.title }}}}. {PROSE}\n\n"
+        f"## 1. Numbered step\n\nA number first. {PROSE}\n\n"
+        f"## Custom {{#custom-id}}\n\nAn id of its own. {PROSE}\n\n"
+        f"## Installation\n\nThe same heading twice. Write `{{{{ count }}}}` to show it. {PROSE}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("clean_urls", [False, True])
+def test_a_vitepress_site_links_to_pages_and_anchors_of_its_real_build(tmp_path: Path, clean_urls: bool) -> None:
+    # Built inside VitePress's own folder, where Node finds the package.
+    with tempfile.TemporaryDirectory(dir=VITEPRESS, prefix="site-") as where:
+        config = 'export default { title: "Widgets", srcDir: "src"%s }\n' % (", cleanUrls: true" if clean_urls else "")
+        root = write_book(Path(where), {**VITEPRESS_SITE, "docs/.vitepress/config.mjs": config})
+        assert isinstance(detect_layout(root), VitePress) and isinstance(detect_layout(root / "docs"), VitePress)
+        plan = plan_book(root, "widgets")
+        ext = "" if clean_urls else ".html"
+        assert [(p.source_path, p.title, p.url) for p in plan.pages] == [
+            ("docs/src/guide/Getting Started.md", "Getting Started", f"/guide/Getting%20Started{ext}"),
+            ("docs/src/guide/index.md", "Guide", "/guide/"),
+        ]
+        assert sorted(plan.skipped_files) == ["README.md", "docs/src/index.md"]
+        subprocess.run([str(VITEPRESS / "node_modules" / ".bin" / "vitepress"), "build", str(root / "docs")],
+                       check=True, capture_output=True, cwd=root)
+        site = root / "docs" / ".vitepress" / "dist"
+        assert anchors_in_build(plan, site) >= 4
+        text = "\n".join(c.text for c in plan.chunks)
+        assert "[[toc]]" not in text and "$frontmatter" not in text and "Write `{{ count }}` to show it." in text
+        anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
+        assert {"installation", "cafe-deja-vu-vitepress-config", "_1-numbered-step", "custom-id", "installation-1"} <= anchors
 
 
 def test_a_jupyter_book_is_not_a_jekyll_site(tmp_path: Path) -> None:
