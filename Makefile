@@ -36,11 +36,11 @@ browser:
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
 # Generators whose real builds the layout tests check (MkDocs and Sphinx come from pip).
-tests/support/vitepress/node_modules: tests/support/vitepress/package-lock.json
-	cd tests/support/vitepress && npm ci --no-audit --no-fund
+tests/support/site-generators/node_modules: tests/support/site-generators/package-lock.json
+	cd tests/support/site-generators && npm ci --no-audit --no-fund
 	touch $@
 
-generators: tests/support/vitepress/node_modules
+generators: tests/support/site-generators/node_modules
 	@command -v hugo >/dev/null || (apt-get update -qq && apt-get install -y -qq hugo)
 	@command -v jekyll >/dev/null || (apt-get update -qq && apt-get install -y -qq jekyll)
 

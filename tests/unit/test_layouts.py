@@ -1,5 +1,5 @@
-"""Markdown published by other generators: mdBook, MkDocs, Sphinx (MyST), Hugo, Jekyll and VitePress
-projects get their real titles, modules, order, URLs and anchors; all but mdBook's are checked
+"""Markdown published by other generators: mdBook, MkDocs, Sphinx (MyST), Hugo, Jekyll, VitePress and
+Starlight projects get their real titles, modules, order, URLs and anchors; all but mdBook's are checked
 against a real build."""
 
 import re
@@ -12,7 +12,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from ingest_scripts.layouts import Hugo, Jekyll, LayoutError, MdBook, MkDocs, Sphinx, VitePress, detect_layout
+from ingest_scripts.layouts import Hugo, Jekyll, LayoutError, MdBook, MkDocs, Sphinx, Starlight, VitePress, detect_layout
 from ingest_scripts.pipeline import BookPlan, plan_book
 from ingest_scripts.rest import read_rest
 from tests.support.books import write_book
@@ -303,7 +303,7 @@ def test_a_github_pages_site_publishes_markdown_without_front_matter_and_readmes
     assert plan.skipped_files == ["notes.md"]
 
 
-VITEPRESS = Path(__file__).parents[1] / "support" / "vitepress"  # VitePress, installed by `make test`
+GENERATORS = Path(__file__).parents[1] / "support" / "site-generators"  # VitePress, Starlight: `make test`
 VITEPRESS_SITE = {
     "README.md": f"# Repository\n\nNot part of the site. {PROSE}\n",
     "docs/.vitepress/config.mjs": 'export default { title: "Widgets", srcDir: "src" }\n',
@@ -323,7 +323,7 @@ VITEPRESS_SITE = {
 @pytest.mark.parametrize("clean_urls", [False, True])
 def test_a_vitepress_site_links_to_pages_and_anchors_of_its_real_build(tmp_path: Path, clean_urls: bool) -> None:
     # Built inside VitePress's own folder, where Node finds the package.
-    with tempfile.TemporaryDirectory(dir=VITEPRESS, prefix="site-") as where:
+    with tempfile.TemporaryDirectory(dir=GENERATORS, prefix="site-") as where:
         config = 'export default { title: "Widgets", srcDir: "src"%s }\n' % (", cleanUrls: true" if clean_urls else "")
         root = write_book(Path(where), {**VITEPRESS_SITE, "docs/.vitepress/config.mjs": config})
         assert isinstance(detect_layout(root), VitePress) and isinstance(detect_layout(root / "docs"), VitePress)
@@ -334,7 +334,7 @@ def test_a_vitepress_site_links_to_pages_and_anchors_of_its_real_build(tmp_path:
             ("docs/src/guide/index.md", "Guide", "/guide/"),
         ]
         assert sorted(plan.skipped_files) == ["README.md", "docs/src/index.md"]
-        subprocess.run([str(VITEPRESS / "node_modules" / ".bin" / "vitepress"), "build", str(root / "docs")],
+        subprocess.run([str(GENERATORS / "node_modules" / ".bin" / "vitepress"), "build", str(root / "docs")],
                        check=True, capture_output=True, cwd=root)
         site = root / "docs" / ".vitepress" / "dist"
         assert anchors_in_build(plan, site) >= 4
@@ -342,6 +342,54 @@ def test_a_vitepress_site_links_to_pages_and_anchors_of_its_real_build(tmp_path:
         assert "[[toc]]" not in text and "$frontmatter" not in text and "Write `{{ count }}` to show it." in text
         anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
         assert {"installation", "cafe-deja-vu-vitepress-config", "_1-numbered-step", "custom-id", "installation-1"} <= anchors
+
+
+STARLIGHT = {
+    "package.json": '{"type": "module"}\n',
+    "astro.config.mjs": (
+        "import { defineConfig } from 'astro/config';\nimport starlight from '@astrojs/starlight';\n"
+        "export default defineConfig({ integrations: [starlight({ title: 'Widgets' })] });\n"
+    ),
+    "src/content.config.ts": (
+        "import { defineCollection } from 'astro:content';\n"
+        "import { docsLoader } from '@astrojs/starlight/loaders';\n"
+        "import { docsSchema } from '@astrojs/starlight/schema';\n"
+        "export const collections = { docs: defineCollection({ loader: docsLoader(), schema: docsSchema() }) };\n"
+    ),
+    "README.md": f"# Repository\n\nNot part of the site. {PROSE}\n",
+    "src/content/docs/index.md": f"---\ntitle: Widgets\n---\n\nWidgets make dashboards. {PROSE}\n",
+    "src/content/docs/Guide/Getting Started.md": (
+        f"---\ntitle: Getting Started\nsidebar:\n  order: 2\n---\n\n## Installation\n\n"
+        f":::note[Before you start]\nWidgets need Node 18. {PROSE}\n:::\n\n"
+        f"## Café déjà vu: `astro.config`!\n\nAccents. {PROSE}\n\n"
+        f"## 1. Numbered step\n\nA number first. {PROSE}\n\n"
+        f"## Installation\n\nThe same heading twice. {PROSE}\n"
+    ),
+    "src/content/docs/Guide/configure.md": f"---\ntitle: Configuring\nsidebar:\n  order: 1\n---\n\n## Themes\n\nPick one. {PROSE}\n",
+    "src/content/docs/Guide/moved.md": f"---\ntitle: Moved\nslug: elsewhere/here\n---\n\n## Here\n\nMoved. {PROSE}\n",
+}
+
+
+def test_a_starlight_site_links_to_pages_and_anchors_of_its_real_build() -> None:
+    with tempfile.TemporaryDirectory(dir=GENERATORS, prefix="site-") as where:
+        root = write_book(Path(where), STARLIGHT)
+        assert isinstance(detect_layout(root), Starlight)
+        assert isinstance(detect_layout(root / "src" / "content" / "docs"), Starlight)
+        plan = plan_book(root, "widgets")
+        assert [(p.source_path, p.title, p.module, p.url) for p in plan.pages] == [
+            ("src/content/docs/index.md", "Widgets", "", "/"),
+            ("src/content/docs/Guide/configure.md", "Configuring", "Guide", "/guide/configure/"),
+            ("src/content/docs/Guide/Getting Started.md", "Getting Started", "Guide", "/guide/getting-started/"),
+            ("src/content/docs/Guide/moved.md", "Moved", "Guide", "/elsewhere/here/"),
+        ]
+        assert plan.skipped_files == ["README.md"]
+        subprocess.run([str(GENERATORS / "node_modules" / ".bin" / "astro"), "build", "--root", str(root)],
+                       check=True, capture_output=True, cwd=root)
+        assert anchors_in_build(plan, root / "dist") >= 5
+        text = "\n".join(c.text for c in plan.chunks)
+        assert ":::" not in text and "Widgets need Node 18." in text
+        anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
+        assert {"installation", "café-déjà-vu-astroconfig", "1-numbered-step", "installation-1"} <= anchors
 
 
 def test_a_jupyter_book_is_not_a_jekyll_site(tmp_path: Path) -> None:
