@@ -12,7 +12,17 @@ from urllib.parse import unquote
 
 import pytest
 
-from ingest_scripts.layouts import Hugo, Jekyll, LayoutError, MdBook, MkDocs, Sphinx, Starlight, VitePress, detect_layout
+from ingest_scripts.layouts import (
+    Hugo,
+    Jekyll,
+    LayoutError,
+    MdBook,
+    MkDocs,
+    Sphinx,
+    Starlight,
+    VitePress,
+    detect_layout,
+)
 from ingest_scripts.pipeline import BookPlan, plan_book
 from ingest_scripts.rest import read_rest
 from tests.support.books import write_book

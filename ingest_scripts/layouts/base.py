@@ -1,0 +1,106 @@
+"""What every layout is, and the files a site publishes."""
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal, get_args
+from urllib.parse import quote
+
+import yaml
+
+from ingest_scripts.permalinks import HeadingSlugger, doc_id, permalink
+
+LayoutName = Literal["docusaurus", "mkdocs", "mdbook", "sphinx", "hugo", "jekyll", "vitepress", "starlight", "plain", "html"]
+LAYOUTS: tuple[LayoutName, ...] = get_args(LayoutName)
+# Text set aside (as "\0<n>\0") while the markup around it is taken out of a page.
+KEPT = re.compile(r"\0(\d+)\0")
+SUFFIXES = {
+    "markdown": (".md", ".mdx"),
+    "HTML": (".html", ".htm"),
+    "markdown or text": (".md", ".mdx", ".txt"),  # sources uploaded from the console
+    "markdown or reStructuredText": (".md", ".mdx", ".rst"),  # a Sphinx project's sources
+}
+
+
+class LayoutError(ValueError):
+    """A generator's configuration that cannot be read; the message names the file."""
+
+
+class Layout(ABC):
+    name: LayoutName
+    kind = "markdown"  # the files it publishes (a key of SUFFIXES)
+    title_from_any_heading = True
+
+    def __init__(self, root: Path):
+        self.root = root  # the folder given to `lectern ingest`
+        self.docs = root  # where the pages are (URLs are relative to it)
+
+    def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
+        """The files the generator publishes, in reading order, and those it leaves out."""
+        return files, []
+
+    def module_of(self, rel: str) -> str | None:
+        """The page's module when the generator's configuration says it; None otherwise (the
+        folder's title is used)."""
+        return None
+
+    @abstractmethod
+    def url_path(self, rel: str, front_matter: dict) -> str:
+        """The page's path (no origin); `rel` is relative to `docs`."""
+
+    def page_id(self, rel: str, front_matter: dict) -> str:
+        return doc_id(rel, str(front_matter["id"]) if front_matter.get("id") else None)
+
+    def slugger(self) -> HeadingSlugger:
+        return HeadingSlugger()
+
+    def readable(self, source: str) -> str:
+        """The page's markdown without what the generator replaces before rendering it."""
+        return source
+
+
+class Docusaurus(Layout):
+    name = "docusaurus"
+    title_from_any_heading = False
+
+    def url_path(self, rel: str, front_matter: dict) -> str:
+        fm_id = str(front_matter["id"]) if front_matter.get("id") else None
+        fm_slug = str(front_matter["slug"]) if front_matter.get("slug") else None
+        return permalink(rel, front_matter_id=fm_id, slug=fm_slug)
+
+
+class Plain(Layout):
+    name = "plain"
+
+    def url_path(self, rel: str, front_matter: dict) -> str:
+        return "/" + quote(rel)  # "my notes.md" → /my%20notes.md, as a browser asks for it
+
+
+def published_files(root: Path, suffixes: tuple[str, ...]) -> Iterator[Path]:
+    """The files with these suffixes a site publishes: `_`-prefixed and hidden paths (Docusaurus
+    partials, Sphinx's `_static` and `_sources`) and node_modules are left out."""
+    for path in root.rglob("*"):
+        if (
+            path.suffix in suffixes
+            and path.is_file()
+            and not any(
+                part.startswith(("_", ".")) or part == "node_modules"
+                for part in path.relative_to(root).parts
+            )
+        ):
+            yield path
+
+
+def read_yaml(path: Path) -> dict:
+    """A generator's YAML configuration; tags such as `!!python/name:…` are read as nothing."""
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader)  # a SafeLoader
+    except (OSError, yaml.YAMLError) as exc:
+        raise LayoutError(f"{path}: cannot read ({exc})") from exc
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,135 @@
+"""Hugo sites from their sources: sections, weights, Hugo's URLs, shortcodes left out."""
+
+import json
+import math
+import re
+import tomllib
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote
+
+from ingest_scripts.layouts.base import KEPT, SUFFIXES, Layout, LayoutError, read_yaml
+from ingest_scripts.markdown import split_front_matter
+
+_HUGO_CONFIGS = ("hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json")
+_SITE_CONFIGS = ("config.toml", "config.yaml", "config.yml", "config.json")  # Hugo's older names
+_ESCAPED_SHORTCODE = re.compile(r"\{\{([<%])/\*(.*?)\*/([>%])\}\}", re.DOTALL)  # {{</* x */>}} shows {{< x >}}
+_HIGHLIGHT = re.compile(r"\{\{<\s*highlight\s+(\w*)[^>]*>\}\}\n?(.*?)\n?\{\{<\s*/highlight\s*>\}\}", re.DOTALL)
+_SHORTCODE = re.compile(r"\{\{<.*?>\}\}|\{\{%.*?%\}\}", re.DOTALL)
+
+
+class Hugo(Layout):
+    name = "hugo"
+
+    def __init__(self, root: Path):
+        super().__init__(root)
+        project = root if self._config(root) else root.parent  # or its content folder
+        config = self._read(self._config(project))
+        content = project / str(config.get("contentDir") or "content")
+        self.docs = content if content.is_dir() and content.is_relative_to(root) else root
+        self.ugly_urls = config.get("uglyURLs") is True
+        self.lower_case = config.get("disablePathToLower") is not True
+        self.section_titles: dict[str, str] = {}  # a section folder's title, read by pages()
+
+    @staticmethod
+    def _config(folder: Path) -> Path | None:
+        """Hugo's configuration file: `hugo.*`, or `config.*` beside a `content/` folder (a
+        name other tools use too)."""
+        named = (folder / name for name in _HUGO_CONFIGS)
+        older = (folder / name for name in _SITE_CONFIGS) if (folder / "content").is_dir() else iter(())
+        return next((path for path in (*named, *older) if path.is_file()), None)
+
+    @staticmethod
+    def _read(config: Path | None) -> dict:
+        if config is None:
+            return {}
+        try:
+            if config.suffix == ".toml":
+                return tomllib.loads(config.read_text(encoding="utf-8"))
+            if config.suffix == ".json":
+                return json.loads(config.read_text(encoding="utf-8"))
+            return read_yaml(config)
+        except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise LayoutError(f"{config}: not a readable Hugo configuration: {exc}") from exc
+
+    @staticmethod
+    def found(root: Path) -> bool:
+        return Hugo._config(root) is not None or (
+            Hugo._config(root.parent) is not None and (root.parent / "content").resolve() == root.resolve()
+        )
+
+    def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
+        """The content folder's pages and its sections' `_index` pages (which names starting
+        with `_` otherwise leave out); each section's own page first, then its pages (a
+        bundle's `index` page is one of them) by `weight`, unweighted last, as Hugo lists them."""
+        sections = [
+            path for path in self.docs.rglob("_index.*")
+            if path.suffix in SUFFIXES["markdown"] and path.is_file()
+            and not any(part.startswith((".", "_")) for part in path.relative_to(self.docs).parent.parts)
+        ]
+        inside = [p for p in files if p.is_relative_to(self.docs)] + sections
+        front = {p: split_front_matter(p.read_text(encoding="utf-8"), p.relative_to(self.root).as_posix())[0] for p in inside}
+        self.section_titles = {
+            path.relative_to(self.docs).parent.as_posix(): str(front[path].get("title") or "") for path in sections
+        }
+
+        def place(path: Path) -> tuple:
+            rel = path.relative_to(self.docs)
+            if path.stem == "_index":
+                return (rel.parent.parts, 0, 0, "")
+            weight = front[path].get("weight")
+            weighted = isinstance(weight, int | float) and not isinstance(weight, bool) and weight != 0
+            return (_section_of(rel).parts, 1, weight if weighted else math.inf, rel.as_posix())
+
+        return sorted(inside, key=place), [p for p in files if p not in inside]
+
+    def module_of(self, rel: str) -> str | None:
+        """The title of the section the page is in (the nearest folder with an `_index`); pages
+        at the top of the content folder have none."""
+        section = _section_of(PurePosixPath(rel))
+        while section.parts:
+            if section.as_posix() in self.section_titles:
+                return self.section_titles[section.as_posix()]
+            section = section.parent
+        return ""
+
+    def url_path(self, rel: str, front_matter: dict) -> str:
+        if front_matter.get("url"):
+            url = str(front_matter["url"])
+            return url if url.startswith("/") else f"/{url}"
+        path = PurePosixPath(rel)
+        stem = path.name.rsplit(".", 1)[0]
+        parts = [part for part in path.parent.parts if part != "."]
+        if stem == "index" and front_matter.get("slug") and parts:  # a bundle: its folder is the page
+            parts[-1] = str(front_matter["slug"])
+        elif stem not in ("_index", "index"):
+            parts.append(str(front_matter.get("slug") or stem))
+        parts = [part.replace(" ", "-").lower() if self.lower_case else part.replace(" ", "-") for part in parts]
+        if not parts:
+            return "/"
+        if self.ugly_urls:
+            return "/" + quote("/".join(parts)) + ".html"
+        return "/" + quote("/".join(parts)) + "/"
+
+    def page_id(self, rel: str, front_matter: dict) -> str:
+        return self.url_path(rel, front_matter).strip("/").removesuffix(".html") or "index"
+
+    def readable(self, source: str) -> str:
+        """Shortcodes out: Hugo replaces them with what their templates make, which the
+        markdown does not hold; a paired one's inner text stays, `highlight` becomes a fenced
+        block, and an escaped one (`{{</* note */>}}`) shows as written."""
+        escaped: list[str] = []
+
+        def kept(match: re.Match[str]) -> str:
+            escaped.append("{{" + match[1] + match[2] + match[3] + "}}")
+            return f"\0{len(escaped) - 1}\0"
+
+        source = _ESCAPED_SHORTCODE.sub(kept, source)
+        source = _HIGHLIGHT.sub(lambda match: f"```{match[1]}\n{match[2]}\n```", source)
+        source = _SHORTCODE.sub("", source)
+        return KEPT.sub(lambda match: escaped[int(match[1])], source)
+
+
+def _section_of(rel: PurePosixPath) -> PurePosixPath:
+    """The folder whose section a Hugo page is in: a bundle's `index` page is its folder, a
+    page of the folder that holds it."""
+    return rel.parent.parent if rel.stem == "index" else rel.parent
