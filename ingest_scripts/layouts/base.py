@@ -77,6 +77,11 @@ class Plain(Layout):
         return "/" + quote(rel)  # "my notes.md" → /my%20notes.md, as a browser asks for it
 
 
+def from_site_root(path: str) -> str:
+    """A page path given in front matter (Hugo's `url`, Jekyll's `permalink`), from the site's root."""
+    return path if path.startswith("/") else f"/{path}"
+
+
 def published_files(root: Path, suffixes: tuple[str, ...]) -> Iterator[Path]:
     """The files with these suffixes a site publishes: `_`-prefixed and hidden paths (Docusaurus
     partials, Sphinx's `_static` and `_sources`) and node_modules are left out."""

@@ -7,7 +7,14 @@ import tomllib
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from ingest_scripts.layouts.base import KEPT, SUFFIXES, Layout, LayoutError, read_yaml
+from ingest_scripts.layouts.base import (
+    KEPT,
+    SUFFIXES,
+    Layout,
+    LayoutError,
+    from_site_root,
+    read_yaml,
+)
 from ingest_scripts.markdown import split_front_matter
 
 _HUGO_CONFIGS = ("hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json")
@@ -94,8 +101,7 @@ class Hugo(Layout):
 
     def url_path(self, rel: str, front_matter: dict) -> str:
         if front_matter.get("url"):
-            url = str(front_matter["url"])
-            return url if url.startswith("/") else f"/{url}"
+            return from_site_root(str(front_matter["url"]))
         path = PurePosixPath(rel)
         stem = path.name.rsplit(".", 1)[0]
         parts = [part for part in path.parent.parts if part != "."]

@@ -11,6 +11,7 @@ from ingest_scripts.layouts.base import (
     SUFFIXES,
     Layout,
     LayoutError,
+    from_site_root,
     published_files,
     read_yaml,
 )
@@ -120,8 +121,7 @@ class Jekyll(Layout):
 
     def url_path(self, rel: str, front_matter: dict) -> str:
         if front_matter.get("permalink"):
-            url = str(front_matter["permalink"])
-            return url if url.startswith("/") else f"/{url}"
+            return from_site_root(str(front_matter["permalink"]))
         path = PurePosixPath(rel)
         stem = path.name.rsplit(".", 1)[0]
         if "_posts" in path.parts:
