@@ -24,7 +24,8 @@ under which module, at which URL, with which heading anchors.
   in `_posts` and collections with `output: true`; `a/b.md` → `a/b.html` (`a/b/` with
   `permalink: pretty`), `a/index.md` → `a/`, posts at `/:categories/:year/:month/:day/:title`,
   a collection's pages at `/:collection/:path`, front matter `permalink` honoured; Liquid tags
-  and output left out (`raw` kept as written, `highlight` a code block), `exclude` honoured;
+  and output left out (`raw` kept as written, `highlight` a code block), and kramdown's
+  `{:toc}` and attribute lists; `exclude` honoured;
   just-the-docs' `parent` is the module and `nav_order` the order; anchors as GitHub's;
 - vitepress: a `.vitepress/config.*` folder (in the folder given or its `docs/`; pages under its
   `srcDir`): `a/b.md` → `a/b.html` (`a/b` with `cleanUrls`), `a/index.md` → `a/`, anchors as

@@ -24,6 +24,14 @@ _LIQUID_HIGHLIGHT = re.compile(
 )
 _LIQUID = re.compile(r"\{%.*?%\}|\{\{.*?\}\}", re.DOTALL)
 _POST_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})-(.+)$")
+# kramdown's own markup, outside code: a "* TOC" list item its {:toc} replaces, comments with
+# what they hold, option and nomarkdown markers, attribute lists ({: .note}, {:target="_blank"}).
+_KRAMDOWN = re.compile(
+    r"(```.*?```|~~~.*?~~~|`[^`\n]*`)|\{::comment\}.*?\{:/(?:comment)?\}"
+    r"|^[ \t]*(?:[*+-]|\d+\.)[ \t]+TOC[ \t]*\n[ \t]*\{:[ \t]*toc[ \t]*\}[ \t]*$"
+    r"|\{::options[^}\n]*/\}|\{::nomarkdown\}|\{:(?!:)[^}\n]*\}",
+    re.DOTALL | re.MULTILINE,
+)
 
 
 class Jekyll(Layout):
@@ -167,7 +175,8 @@ class Jekyll(Layout):
     def readable(self, source: str) -> str:
         """Liquid out: Jekyll renders it before the markdown. `raw` blocks show as written,
         `highlight` blocks are code, comments go with what they hold, other tags and output
-        (`{% include … %}`, `{{ site.title }}`) leave nothing."""
+        (`{% include … %}`, `{{ site.title }}`) leave nothing. kramdown's own markup
+        (`{:toc}`, `{: .note}`) goes too."""
         kept: list[str] = []
 
         def keep(match: re.Match[str]) -> str:
@@ -178,4 +187,5 @@ class Jekyll(Layout):
         source = _LIQUID_COMMENT.sub("", source)
         source = _LIQUID_HIGHLIGHT.sub(lambda match: f"```{match[1]}\n{match[2]}\n```", source)
         source = _LIQUID.sub("", source)
+        source = _KRAMDOWN.sub(lambda match: match[1] or "", source)
         return KEPT.sub(lambda match: kept[int(match[1])], source)

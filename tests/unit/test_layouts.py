@@ -262,9 +262,10 @@ JEKYLL = {
     "static.md": f"# A file without front matter\n\nCopied as it is, not a page. {PROSE}\n",
     "index.md": f"---\ntitle: Widgets\nnav_order: 1\n---\n# Widgets\n\nWelcome to {{{{ site.title }}}}. {PROSE}\n",
     "docs/install.md": (
-        f"---\ntitle: Installing\nparent: User Guide\nnav_order: 2\n---\n\n## Before you start: `widgetd`!\n\n"
+        f"---\ntitle: Installing\nparent: User Guide\nnav_order: 2\n---\n\n* TOC\n{{:toc}}\n\n## Before you start: `widgetd`!\n\n"
         f'{{% include note.html content="Needs Python" %}}\nWidgets need Python 3.11. {PROSE}\n\n'
-        f"## Before you start: `widgetd`!\n\nThe same heading twice. {PROSE}\n\n"
+        f"## Before you start: `widgetd`!\n\nThe same heading twice. {PROSE}\n{{: .note }}\n\n"
+        f"See [the guide](guide/){{:target=\"_blank\"}}. Elixir returns `{{:ok, pid}}`. {PROSE}\n\n"
         f"## 1. Numbered step\n\nA number first. {PROSE}\n\n"
         f"## Custom {{#custom}}\n\nAn id of its own. {{% comment %}}hidden{{% endcomment %}}{PROSE}\n\n"
         "{% highlight toml %}\ntheme = \"dark\"\n{% endhighlight %}\n\n"
@@ -299,6 +300,8 @@ def test_a_jekyll_site_links_to_pages_and_anchors_of_its_real_build(tmp_path: Pa
     text = "\n".join(c.text for c in plan.chunks)
     assert "{%" not in text and "site.title" not in text and "hidden" not in text and "Needs Python" not in text
     assert '```toml\ntheme = "dark"\n```' in text and "Write `{{ page.title }}` for the title." in text
+    assert "TOC" not in text and "{:" not in text.replace("`{:ok, pid}`", "")
+    assert "See the guide. Elixir returns `{:ok, pid}`." in text
     anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
     assert {"before-you-start-widgetd", "before-you-start-widgetd-1", "1-numbered-step", "custom"} <= anchors
 
