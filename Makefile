@@ -40,7 +40,12 @@ tests/support/site-generators/node_modules: tests/support/site-generators/packag
 	cd tests/support/site-generators && npm ci --no-audit --no-fund
 	touch $@
 
-generators: tests/support/site-generators/node_modules
+tests/support/jupyter-book/.venv: tests/support/jupyter-book/requirements.txt
+	$(PYTHON) -m venv $@
+	$@/bin/pip install --quiet -r tests/support/jupyter-book/requirements.txt
+	touch $@
+
+generators: tests/support/site-generators/node_modules tests/support/jupyter-book/.venv
 	@command -v hugo >/dev/null || (apt-get update -qq && apt-get install -y -qq hugo)
 	@command -v jekyll >/dev/null || (apt-get update -qq && apt-get install -y -qq jekyll)
 

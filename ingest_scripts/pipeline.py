@@ -36,6 +36,7 @@ from ingest_scripts.html_site import (
 from ingest_scripts.layouts import (
     SUFFIXES,
     BuiltSite,
+    JupyterBook,
     Layout,
     LayoutName,
     Sphinx,
@@ -44,6 +45,7 @@ from ingest_scripts.layouts import (
 )
 from ingest_scripts.manifest import Manifest
 from ingest_scripts.markdown import chunk_page, first_heading, humanize, split_front_matter
+from ingest_scripts.notebooks import NotebookError, notebook_markdown
 from ingest_scripts.pdf import PdfError, chunk_pdf, read_pdf
 from ingest_scripts.permalinks import is_index_page, page_url
 from ingest_scripts.rest import Titles, chunk_rest_page
@@ -115,7 +117,7 @@ def folder_titles(root: Path, files: list[Path]) -> dict[str, str]:
     for path in files:
         rel = path.relative_to(root).as_posix()
         if is_index_page(rel):
-            source = _read(path, rel)
+            source = _page_source(path, rel)
             front_matter, body_start = split_front_matter(source, rel)
             title = front_matter.get("title") or first_heading(source[body_start:])
             if title:
@@ -146,7 +148,10 @@ def plan_book(
         return add_pdfs(BookPlan([], [], 0, [], "pdf"), root.parent, [root], book)
     kind = "markdown or text" if text_files else "markdown"
     pdfs = pdf_files(root)
-    sources = SUFFIXES["markdown or reStructuredText" if Sphinx.found(root) else kind]
+    sources = SUFFIXES[
+        "markdown or reStructuredText" if Sphinx.found(root)
+        else "markdown, notebooks or reStructuredText" if JupyterBook.found(root) else kind
+    ]
     if pdfs and not any(published_files(root, sources + SUFFIXES["HTML"])):
         return add_pdfs(BookPlan([], [], 0, [], "pdf"), root, pdfs, book)
     layout = detect_layout(root, layout_name)
@@ -201,7 +206,7 @@ def plan_markdown(
     for path in files:
         rel = path.relative_to(root).as_posix()
         on_site = path.relative_to(layout.docs).as_posix()
-        source = rest_sources[path] if path in rest_sources else layout.readable(_read(path, rel))
+        source = rest_sources[path] if path in rest_sources else layout.readable(_page_source(path, rel))
         front_matter, body_start = split_front_matter(source, rel)
         if front_matter.get("draft") is True or front_matter.get("unlisted") is True:
             skipped.append(rel)
@@ -492,6 +497,17 @@ def _calibrated(index: BookIndex, embedder: Embedder) -> Calibration:
     if index.metadata().get("calibration") != calibration.model_dump():
         index.add_metadata({"calibration": calibration.model_dump()})
     return calibration
+
+
+def _page_source(path: Path, rel: str) -> str:
+    """A page's markdown: the file, or a notebook's cells as markdown."""
+    source = _read(path, rel)
+    if path.suffix != ".ipynb":
+        return source
+    try:
+        return notebook_markdown(source, rel)
+    except NotebookError as exc:
+        raise IngestError(str(exc)) from exc
 
 
 def _read(path: Path, rel: str) -> str:

@@ -12,6 +12,10 @@ under which module, at which URL, with which heading anchors.
   in their order, then the others the build still makes (`exclude_patterns` left out); a
   page's module is its toctree's caption, or the root document's heading above that toctree;
   `a/b.md` → `a/b.html`, anchors as docutils makes section ids;
+- jupyterbook: `_toc.yml` (Jupyter Book 1; MyST markdown, notebooks and reStructuredText): the
+  table of contents' pages in its order, then the others the build makes (unless
+  `only_build_toc_files`), a page's module its part's caption; `a/b.ipynb` → `a/b.html`, ids
+  as docutils makes them; a notebook reads as its markdown cells and its code (not outputs);
 - hugo: `hugo.toml` (or `config.toml`/`.yaml`/`.json` beside a `content/` folder; pages under
   its `contentDir`): `a/b.md` → `a/b/` (`a/b.html` with `uglyURLs`), a section's `_index.md`
   and a bundle's `index.md` → their folder, paths lower-cased with spaces as `-`, front matter
@@ -59,6 +63,7 @@ from ingest_scripts.layouts.base import (
 from ingest_scripts.layouts.built_site import BuiltSite
 from ingest_scripts.layouts.hugo import Hugo
 from ingest_scripts.layouts.jekyll import Jekyll
+from ingest_scripts.layouts.jupyter_book import JupyterBook
 from ingest_scripts.layouts.mdbook import MdBook
 from ingest_scripts.layouts.mkdocs import MkDocs
 from ingest_scripts.layouts.sphinx import REST_TITLE, Sphinx, doc_target
@@ -66,14 +71,14 @@ from ingest_scripts.layouts.starlight import Starlight
 from ingest_scripts.layouts.vitepress import VitePress
 
 __all__ = [
-    "LAYOUTS", "REST_TITLE", "SUFFIXES", "BuiltSite", "Docusaurus", "Hugo", "Jekyll", "Layout", "LayoutError",
+    "LAYOUTS", "REST_TITLE", "SUFFIXES", "BuiltSite", "Docusaurus", "Hugo", "Jekyll", "JupyterBook", "Layout", "LayoutError",
     "LayoutName", "MdBook", "MkDocs", "Plain", "Sphinx", "Starlight", "VitePress", "detect_layout", "doc_target",
     "published_files",
 ]
 
-_DETECTED = (BuiltSite, MdBook, MkDocs, Sphinx, Hugo, Jekyll, VitePress, Starlight)  # the first found wins
+_DETECTED = (BuiltSite, MdBook, MkDocs, Sphinx, JupyterBook, Hugo, Jekyll, VitePress, Starlight)  # the first found wins
 _BY_NAME: dict[str, type[Layout]] = {
-    cls.name: cls for cls in (Docusaurus, MkDocs, MdBook, Sphinx, Hugo, Jekyll, VitePress, Starlight, Plain, BuiltSite)
+    cls.name: cls for cls in (Docusaurus, MkDocs, MdBook, Sphinx, JupyterBook, Hugo, Jekyll, VitePress, Starlight, Plain, BuiltSite)
 }
 
 

@@ -11,7 +11,9 @@ import yaml
 
 from ingest_scripts.permalinks import HeadingSlugger, doc_id, permalink
 
-LayoutName = Literal["docusaurus", "mkdocs", "mdbook", "sphinx", "hugo", "jekyll", "vitepress", "starlight", "plain", "html"]
+LayoutName = Literal[
+    "docusaurus", "mkdocs", "mdbook", "sphinx", "jupyterbook", "hugo", "jekyll", "vitepress", "starlight", "plain", "html"
+]
 LAYOUTS: tuple[LayoutName, ...] = get_args(LayoutName)
 # Text set aside (as "\0<n>\0") while the markup around it is taken out of a page.
 KEPT = re.compile(r"\0(\d+)\0")
@@ -20,6 +22,7 @@ SUFFIXES = {
     "HTML": (".html", ".htm"),
     "markdown or text": (".md", ".mdx", ".txt"),  # sources uploaded from the console
     "markdown or reStructuredText": (".md", ".mdx", ".rst"),  # a Sphinx project's sources
+    "markdown, notebooks or reStructuredText": (".md", ".ipynb", ".rst"),  # a Jupyter Book's
 }
 
 

@@ -10,10 +10,11 @@ from urllib.parse import quote
 from docutils.nodes import make_id
 
 from ingest_scripts.layouts.base import SUFFIXES, Layout, LayoutError, published_files
+from ingest_scripts.notebooks import notebook_markdown
 from ingest_scripts.permalinks import HeadingSlugger
 
 
-class _DocutilsIds(HeadingSlugger):
+class DocutilsIds(HeadingSlugger):
     """A page's section ids as Sphinx gives them (docutils' make_id); a title used before gets
     docutils' page-wide `id1`, `id2`, … instead."""
 
@@ -54,6 +55,9 @@ class Sphinx(Layout):
         super().__init__(root)
         self.docs = root if (root / "conf.py").is_file() else root / "docs"
         config = _literal_assignments(self.docs / "conf.py")
+        extensions = config.get("extensions", [])
+        if isinstance(extensions, list | tuple) and {"myst_nb", "nbsphinx"} & set(extensions):
+            self.kind = "markdown, notebooks or reStructuredText"  # its notebooks are pages too
         patterns = config.get("exclude_patterns", [])
         self.excluded = [
             _sphinx_pattern(p) for p in patterns if isinstance(p, str)
@@ -94,6 +98,8 @@ class Sphinx(Layout):
             self.modules[doc] = module
         path = self._files[self._docnames[doc]]
         text = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".ipynb":
+            text = notebook_markdown(text, path.name)
         if path.suffix == ".rst":
             headings, toctrees = list(REST_TITLE.finditer(text)), list(_REST_TOCTREE.finditer(text))
         else:
@@ -125,7 +131,7 @@ class Sphinx(Layout):
         return "/" + quote(_docname(rel)) + ".html"
 
     def slugger(self) -> HeadingSlugger:
-        return _DocutilsIds()
+        return DocutilsIds()
 
 
 def doc_target(reference: str, folder: str) -> str:
@@ -136,7 +142,7 @@ def doc_target(reference: str, folder: str) -> str:
 
 def _docname(rel: str) -> str:
     suffix = PurePosixPath(rel).suffix
-    return rel.removesuffix(suffix) if suffix in SUFFIXES["markdown or reStructuredText"] else rel
+    return rel.removesuffix(suffix) if suffix in SUFFIXES["markdown, notebooks or reStructuredText"] else rel
 
 
 def _sphinx_pattern(pattern: str) -> re.Pattern[str]:

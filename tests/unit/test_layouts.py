@@ -1,7 +1,8 @@
-"""Markdown published by other generators: mdBook, MkDocs, Sphinx (MyST), Hugo, Jekyll, VitePress and
-Starlight projects get their real titles, modules, order, URLs and anchors; all but mdBook's are checked
+"""Markdown published by other generators: mdBook, MkDocs, Sphinx (MyST), Jupyter Book, Hugo, Jekyll,
+VitePress and Starlight projects get their real titles, modules, order, URLs and anchors; all but mdBook's are checked
 against a real build."""
 
+import json
 import re
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 from ingest_scripts.layouts import (
     Hugo,
     Jekyll,
+    JupyterBook,
     LayoutError,
     MdBook,
     MkDocs,
@@ -23,7 +25,7 @@ from ingest_scripts.layouts import (
     VitePress,
     detect_layout,
 )
-from ingest_scripts.pipeline import BookPlan, plan_book
+from ingest_scripts.pipeline import BookPlan, IngestError, plan_book
 from ingest_scripts.rest import read_rest
 from tests.support.books import write_book
 
@@ -403,6 +405,83 @@ def test_a_starlight_site_links_to_pages_and_anchors_of_its_real_build() -> None
         assert ":::" not in text and "Widgets need Node 18." in text
         anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
         assert {"installation", "café-déjà-vu-astroconfig", "1-numbered-step", "installation-1"} <= anchors
+
+
+JUPYTER_BOOK_BIN = Path(__file__).parents[1] / "support" / "jupyter-book" / ".venv" / "bin"  # `make test`
+NOTEBOOK = {
+    "cells": [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# Analysis\n", "\n", f"We analyse widgets. {PROSE}\n",
+                                                             "\n", "## Loading data\n", "\n", f"Load them with pandas. {PROSE}"]},
+        {"cell_type": "code", "execution_count": 1, "metadata": {},
+         "outputs": [{"name": "stdout", "output_type": "stream", "text": ["an output no one wrote\n"]}],
+         "source": ["import pandas as pd\n", "widgets = pd.read_csv('widgets.csv')"]},
+        {"cell_type": "markdown", "metadata": {}, "source": [f"## Plotting\n\nPlot them. {PROSE}"]},
+    ],
+    "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
+JUPYTER_BOOK = {
+    "_config.yml": "title: Widgets\nexclude_patterns: [README.md]\nexecute:\n  execute_notebooks: 'off'\n",
+    "_toc.yml": (
+        "format: jb-book\nroot: intro\nparts:\n  - caption: Basics\n    chapters:\n      - file: chapters/install\n"
+        "        sections:\n          - file: chapters/Fine Tuning\n  - caption: Notebooks\n    chapters:\n"
+        "      - file: chapters/analysis\n"
+    ),
+    "README.md": f"# Repository\n\nNot part of the book. {PROSE}\n",
+    "intro.md": f"# Widgets\n\nWelcome to the widget book. {PROSE}\n",
+    "chapters/install.md": (
+        f"# Installing widgets\n\n## Before you start: `widgetd`!\n\nNeeds Python. {PROSE}\n\n"
+        f"```{{note}}\nA note body. {PROSE}\n```\n\n## Before you start: `widgetd`!\n\nThe same heading twice. {PROSE}\n\n"
+        f"## 1. Numbered step\n\nA number first. {PROSE}\n\n## Café déjà vu\n\nAccents. {PROSE}\n"
+    ),
+    "chapters/Fine Tuning.md": f"# Fine tuning\n\n## Knobs\n\nTurn them. {PROSE}\n",
+    "chapters/extra.md": f"# Extra\n\nIn no table of contents, built all the same. {PROSE}\n",
+    "chapters/analysis.ipynb": json.dumps(NOTEBOOK),
+}
+
+
+def test_a_jupyter_book_links_to_pages_and_ids_of_its_real_build(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "book", JUPYTER_BOOK)
+    assert isinstance(detect_layout(root), JupyterBook)
+    plan = plan_book(root, "widgets")
+    assert [(p.source_path, p.title, p.module, p.url) for p in plan.pages] == [
+        ("intro.md", "Widgets", "", "/intro.html"),
+        ("chapters/install.md", "Installing widgets", "Basics", "/chapters/install.html"),
+        ("chapters/Fine Tuning.md", "Fine tuning", "Basics", "/chapters/Fine%20Tuning.html"),
+        ("chapters/analysis.ipynb", "Analysis", "Notebooks", "/chapters/analysis.html"),
+        ("chapters/extra.md", "Extra", "", "/chapters/extra.html"),
+    ]
+    assert plan.skipped_files == ["README.md"]
+    subprocess.run([str(JUPYTER_BOOK_BIN / "jupyter-book"), "build", str(root)], check=True, capture_output=True)
+    assert anchors_in_build(plan, root / "_build" / "html") >= 6
+    text = "\n".join(c.text for c in plan.chunks)
+    assert "```python\nimport pandas as pd\nwidgets = pd.read_csv('widgets.csv')\n```" in text
+    assert "an output no one wrote" not in text and '"cell_type"' not in text
+    anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
+    assert {"before-you-start-widgetd", "id1", "numbered-step", "cafe-deja-vu", "loading-data", "plotting"} <= anchors
+
+
+def test_a_notebook_that_is_not_json_is_a_clear_error(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "book", {**JUPYTER_BOOK, "chapters/analysis.ipynb": '{"cells": [\n'})
+    with pytest.raises(IngestError, match=r"chapters/analysis.ipynb:2: not a notebook \(invalid JSON"):
+        plan_book(root, "widgets")
+
+
+def test_a_sphinx_project_with_notebooks_publishes_them_as_its_real_build_does(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "docs", {
+        "conf.py": 'project = "Widgets"\nextensions = ["myst_nb"]\nnb_execution_mode = "off"\n',
+        "index.md": f"# Widgets\n\nWelcome. {PROSE}\n\n```{{toctree}}\nanalysis\n```\n",
+        "analysis.ipynb": json.dumps(NOTEBOOK),
+    })
+    plan = plan_book(root, "widgets")
+    assert [(p.source_path, p.title, p.url) for p in plan.pages] == [
+        ("index.md", "Widgets", "/index.html"), ("analysis.ipynb", "Analysis", "/analysis.html"),
+    ]
+    site = tmp_path / "site"
+    subprocess.run([str(JUPYTER_BOOK_BIN / "sphinx-build"), "-b", "html", "-q", str(root), str(site)],
+                   check=True, capture_output=True)
+    assert anchors_in_build(plan, site) >= 2
 
 
 def test_a_jupyter_book_is_not_a_jekyll_site(tmp_path: Path) -> None:

@@ -1,0 +1,68 @@
+"""Jupyter Books (version 1): `_toc.yml` gives the pages, their order and parts; pages are MyST
+markdown, notebooks or reStructuredText, built by Sphinx, so URLs and ids are Sphinx's."""
+
+from fnmatch import fnmatch
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote
+
+from ingest_scripts.layouts.base import SUFFIXES, Layout, LayoutError, read_yaml
+from ingest_scripts.layouts.sphinx import DocutilsIds
+from ingest_scripts.permalinks import HeadingSlugger
+
+
+class JupyterBook(Layout):
+    name = "jupyterbook"
+    kind = "markdown, notebooks or reStructuredText"
+
+    def __init__(self, root: Path):
+        super().__init__(root)
+        toc = read_yaml(root / "_toc.yml")
+        if not toc.get("root"):
+            raise LayoutError(f"{root / '_toc.yml'}: names no root page (`root: intro`)")
+        config = read_yaml(root / "_config.yml") if (root / "_config.yml").is_file() else {}
+        self.toc_only = config.get("only_build_toc_files") is True
+        self.excluded = [str(p) for p in config.get("exclude_patterns") or []]
+        self.order: list[str] = []  # pages' names without suffix, in the table of contents' order
+        self.parts: dict[str, str] = {}
+        self._read_entries([{"file": toc["root"]}], "")
+        for part in toc.get("parts") or []:
+            if isinstance(part, dict):
+                self._read_entries(part.get("chapters") or part.get("sections") or [], str(part.get("caption") or ""))
+        self._read_entries(toc.get("chapters") or toc.get("sections") or [], "")
+
+    @staticmethod
+    def found(root: Path) -> bool:
+        return (root / "_toc.yml").is_file()
+
+    def _read_entries(self, entries: object, part: str) -> None:
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, dict):
+                continue
+            if entry.get("file"):
+                name = str(entry["file"]).removeprefix("./")
+                self.order.append(str(PurePosixPath(name).with_suffix("")) if PurePosixPath(name).suffix in SUFFIXES[self.kind] else name)
+                self.parts[self.order[-1]] = part
+            self._read_entries(entry.get("sections") or [], part)
+
+    def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
+        """The table of contents' pages in its order, then the others the build still makes
+        (unless `only_build_toc_files`; never those `exclude_patterns` names)."""
+        everything = files
+        files = [p for p in files if not any(fnmatch(p.relative_to(self.root).as_posix(), x) for x in self.excluded)]
+        by_name = {path.relative_to(self.root).with_suffix("").as_posix(): path for path in files}
+        listed = [by_name[name] for name in dict.fromkeys(self.order) if name in by_name]
+        rest = [] if self.toc_only else [path for path in files if path not in listed]
+        published = listed + rest
+        return published, [path for path in everything if path not in published]
+
+    def module_of(self, rel: str) -> str | None:
+        return self.parts.get(PurePosixPath(rel).with_suffix("").as_posix(), "")
+
+    def url_path(self, rel: str, front_matter: dict) -> str:
+        return "/" + quote(PurePosixPath(rel).with_suffix(".html").as_posix())
+
+    def page_id(self, rel: str, front_matter: dict) -> str:
+        return PurePosixPath(rel).with_suffix("").as_posix()
+
+    def slugger(self) -> HeadingSlugger:
+        return DocutilsIds()
