@@ -15,6 +15,24 @@ def _mkdocs_slug(text: str) -> str:
     return re.sub(r"[-\s]+", "-", text)
 
 
+# Python-Markdown extensions' markup that the page does not show as written: a content tab's or
+# an admonition's opener (its body is indented under it), attribute lists ({ .md-button },
+# { target=_blank }; a heading's { #id .class } keeps its id), Material's icons, [TOC] and
+# snippet includes (--8<-- "file").
+_OPENER = re.compile(
+    r'^(?P<indent>[ \t]*)(?:===[+!]?[ \t]+"[^"\n]*"|(?:!!!|\?\?\?\+?)[ \t]+[\w-]+[^\n]*)[ \t]*\n?', re.MULTILINE
+)
+_CODE_OR_ATTRIBUTES = re.compile(
+    r"(?P<code>```.*?```|~~~.*?~~~|`[^`\n]*`)|\{:?[ \t]*#(?P<id>[\w-]+)[^}\n]*\}|[ \t]*\{:?[ \t]*(?=\.|[\w-]+=)[^}\n]*\}"
+    r"|[ \t]?:(?:material|fontawesome|octicons|simple)-[\w-]+:|^[ \t]*(?:\[TOC\]|;?-{2,}8<-{2,}[^\n]*)[ \t]*$",
+    re.DOTALL | re.MULTILINE,
+)
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+
+
 class MkDocs(Layout):
     name = "mkdocs"
 
@@ -59,6 +77,24 @@ class MkDocs(Layout):
         if stem.lower() in ("index", "readme"):
             return f"/{folder}" if self.directory_urls else f"/{folder}index.html"
         return f"/{folder}{stem}/" if self.directory_urls else f"/{folder}{stem}.html"
+
+    def readable(self, source: str) -> str:
+        """Content tabs and admonitions as their bodies (the opener left out, the body no longer
+        indented, so that its prose and code read as such); attribute lists, icons, [TOC] and
+        snippet includes left out, outside code."""
+        while opener := _OPENER.search(source):
+            indent = len(opener["indent"].expandtabs(4)) + 4
+            lines = source[opener.end():].split("\n")
+            taken = 0
+            while taken < len(lines) and (not lines[taken].strip() or _indent(lines[taken]) >= indent):
+                taken += 1
+            while taken and not lines[taken - 1].strip():
+                taken -= 1  # the blank lines after the body are the page's
+            body = [line.expandtabs(4)[4:] if line.strip() else "" for line in lines[:taken]]
+            source = source[: opener.start()] + "\n".join(body + lines[taken:])
+        return _CODE_OR_ATTRIBUTES.sub(
+            lambda match: match["code"] or (f"{{#{match['id']}}}" if match["id"] else ""), source
+        )
 
     def slugger(self) -> HeadingSlugger:
         return HeadingSlugger(_mkdocs_slug, duplicate="{slug}_{n}")

@@ -489,6 +489,47 @@ def test_a_jupyter_book_is_not_a_jekyll_site(tmp_path: Path) -> None:
     assert not isinstance(detect_layout(root), Jekyll)
 
 
+MATERIAL = {
+    "mkdocs.yml": """site_name: Widgets
+theme: material
+markdown_extensions:
+  - admonition
+  - attr_list
+  - pymdownx.superfences
+  - pymdownx.tabbed:
+      alternate_style: true
+  - pymdownx.snippets
+  - pymdownx.emoji:
+      emoji_index: !!python/name:material.extensions.emoji.twemoji
+      emoji_generator: !!python/name:material.extensions.emoji.to_svg
+""",
+    "footer.md": "Shared footer text.\n",
+    "docs/index.md": (
+        f"# Widgets\n\n[TOC]\n\n## Install {{ #setup .big }}\n\n=== \"pip\"\n\n    ```bash\n    pip install widgets\n    ```\n\n"
+        f"=== \"conda\"\n\n    Install with conda from the forge channel. {PROSE}\n\n"
+        f"    !!! note \"Nested\"\n        A note inside a tab. {PROSE}\n\n"
+        f"## Use\n\nAn icon :material-check: and a button [Go](#setup){{ .md-button }} here. {PROSE}\n{{ .annotate }}\n\n"
+        '--8<-- "footer.md"\n'
+    ),
+}
+
+
+def test_material_for_mkdocs_markup_is_read_as_its_page_shows_it(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "project", MATERIAL)
+    plan = plan_book(root, "widgets")
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml"), "-d", str(site)],
+                   check=True, capture_output=True, cwd=root)
+    assert anchors_in_build(plan, site) >= 2
+    text = "\n".join(c.text for c in plan.chunks)
+    for markup in ("===", "!!!", "[TOC]", ":material", "{", "8<", "Nested"):
+        assert markup not in text, markup
+    assert "```bash\npip install widgets\n```" in text  # code, no longer indented under its tab
+    assert "\nInstall with conda from the forge channel." in text and "\nA note inside a tab." in text
+    assert "An icon and a button Go here." in text
+    assert {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url} >= {"setup", "use"}
+
+
 def test_a_docs_folder_given_directly_finds_mkdocs_yml_beside_it(tmp_path: Path) -> None:
     root = write_book(tmp_path / "project", MKDOCS)
     plan = plan_book(root / "docs", "widgets")
