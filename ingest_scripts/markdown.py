@@ -57,9 +57,11 @@ _INLINE = re.compile(
 )
 # Admonitions: Docusaurus fences (`:::note Title` … `:::`) and the MkDocs / Python-Markdown
 # opener (`!!! note "Title"`, collapsible `???`), whose content is indented by four spaces: the
-# markers are markup, the content prose.
+# markers are markup, the content prose. A MyST directive's fence (`:::{tab-item} pip`) takes
+# its option lines (`:sync: pip`) with it.
 _ADMONITION_FENCE = re.compile(
-    r"^[ \t]*(?::::+|(?:!!!|\?\?\?\+?)[ \t]+[\w-]+)[^\n]*\n?", re.MULTILINE
+    r"^[ \t]*(?::::+\{[\w:-]+\}[^\n]*\n(?:[ \t]*:[\w-]+:[^\n]*(?:\n|$))*|(?::::+|(?:!!!|\?\?\?\+?)[ \t]+[\w-]+)[^\n]*\n?)",
+    re.MULTILINE,
 )
 # MyST: a target label line, "(custom-comparison)=", names the heading under it; readers see nothing.
 # A line opening with "%" is a MyST comment.
@@ -76,6 +78,12 @@ _MYST_PROSE = frozenset({
     "margin", "dropdown",
 })
 _MYST_CODE = frozenset({"code", "code-block", "sourcecode", "doctest", "testcode", "testoutput", "code-cell"})
+# sphinx-design's containers: tabs, grids and cards lay out markdown (prose, code, lists) that
+# the page shows in full; their bodies are read as the page's own blocks.
+_MYST_CONTAINERS = frozenset({
+    "tab-set", "tab-item", "tab-set-code", "grid", "grid-item", "grid-item-card", "card", "card-carousel",
+})
+_YAML_OPTIONS = re.compile(r"\A[ \t]*---[ \t]*\n.*?^[ \t]*---[ \t]*(?:\n|\Z)", re.DOTALL | re.MULTILINE)
 _DIRECTIVE_OPTIONS = re.compile(r"\A(?:[ \t]*:[\w-]+:.*(?:\n|\Z))+")  # ":class: tip" lines opening a body
 # A list item that is only links ("- [Redux vs. the Context API](https://…)", a "Further
 # information" or "See also" list) points the reader elsewhere: it states nothing, and what it
@@ -314,10 +322,11 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def parse_blocks(source: str, body_start: int) -> list[Block]:
-    """Top-level markdown blocks of the body, with MDX statements, comments, tags, images and
-    admonition fences dropped and links reduced to their text (code is left as written)."""
-    body = source[body_start:]
+def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> list[Block]:
+    """Top-level markdown blocks of the body (to `body_end`), with MDX statements, comments,
+    tags, images and admonition fences dropped and links reduced to their text (code is left
+    as written); a sphinx-design container's blocks in its place."""
+    body = source[body_start:body_end]
     # Line breaks as markdown-it counts them (str.splitlines also splits at U+2028, \f, …).
     line_starts = [0] + [m.end() for m in re.finditer(r"\r\n?|\n", body)]
     if line_starts[-1] < len(body):
@@ -344,6 +353,14 @@ def parse_blocks(source: str, body_start: int) -> list[Block]:
         elif token.type == "fence" and (directive := _myst_directive(token.info)) is not None:
             if directive in _MYST_CODE:
                 kind = "fence"
+            elif directive in _MYST_CONTAINERS:
+                inner = body_start + line_starts[min(first + 1, len(line_starts) - 1)]
+                closed = re.fullmatch(r"[ \t]*(?::{3,}|`{3,})[ \t]*", body[line_starts[last - 1] : end].strip("\n"))
+                inner_end = body_start + (line_starts[last - 1] if closed and last - 1 > first else end)
+                options = _YAML_OPTIONS.match(source[inner:inner_end]) or _DIRECTIVE_OPTIONS.match(source[inner:inner_end])
+                inner += options.end() if options else 0
+                blocks.extend(parse_blocks(source, inner, inner_end))
+                continue
             elif directive in _MYST_PROSE:
                 # its body, as prose
                 raw = without_pointers(_DIRECTIVE_OPTIONS.sub("", token.content), references)

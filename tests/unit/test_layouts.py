@@ -433,7 +433,9 @@ JUPYTER_BOOK = {
     "chapters/install.md": (
         f"# Installing widgets\n\n## Before you start: `widgetd`!\n\nNeeds Python. {PROSE}\n\n"
         f"```{{note}}\nA note body. {PROSE}\n```\n\n## Before you start: `widgetd`!\n\nThe same heading twice. {PROSE}\n\n"
-        f"## 1. Numbered step\n\nA number first. {PROSE}\n\n## Café déjà vu\n\nAccents. {PROSE}\n"
+        f"## 1. Numbered step\n\nA number first. {PROSE}\n\n## Café déjà vu\n\nAccents. {PROSE}\n\n"
+        f"::::{{tab-set}}\n:::{{tab-item}} pip\n:sync: pip\nInstall with pip. {PROSE}\n:::\n"
+        f":::{{tab-item}} conda\nInstall with conda. {PROSE}\n:::\n::::\n"
     ),
     "chapters/Fine Tuning.md": f"# Fine tuning\n\n## Knobs\n\nTurn them. {PROSE}\n",
     "chapters/extra.md": f"# Extra\n\nIn no table of contents, built all the same. {PROSE}\n",
@@ -458,6 +460,7 @@ def test_a_jupyter_book_links_to_pages_and_ids_of_its_real_build(tmp_path: Path)
     text = "\n".join(c.text for c in plan.chunks)
     assert "```python\nimport pandas as pd\nwidgets = pd.read_csv('widgets.csv')\n```" in text
     assert "an output no one wrote" not in text and '"cell_type"' not in text
+    assert "\nInstall with conda." in text and "sync" not in text and "tab-item" not in text  # sphinx-design tabs
     anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
     assert {"before-you-start-widgetd", "id1", "numbered-step", "cafe-deja-vu", "loading-data", "plotting"} <= anchors
 

@@ -675,3 +675,47 @@ overview
     assert "Slotted classes save memory." in text and ":class:" not in text
     assert "```{doctest} >>> C(1) == C(1) True ```" in text
     assert "maxdepth" not in text and "toctree" not in text
+
+
+def test_sphinx_design_tabs_and_cards_read_as_the_page_shows_their_content() -> None:
+    """Tabs, grids and cards (sphinx-design) lay out prose and code the page shows in full:
+    their labels and options are markup, their content is the page's own prose and code."""
+    source = f"""# Install
+
+{paragraph(40)}
+
+::::{{tab-set}}
+:::{{tab-item}} pip
+:sync: pip
+Install with pip from the package index.
+
+```bash
+pip install widgets
+```
+:::
+:::{{tab-item}} conda
+Install with conda from the forge channel.
+:::
+::::
+
+````{{card}} Card title
+---
+link: install
+---
+The card's body text.
+
+```python
+widgets.setup()
+```
+````
+"""
+    blocks = parse_blocks(source, 0)
+    kinds = [(b.kind, b.text) for b in blocks]
+    assert ("text", "Install with pip from the package index.") in kinds
+    assert ("fence", "```bash\npip install widgets\n```") in kinds
+    assert ("text", "Install with conda from the forge channel.") in kinds
+    assert ("text", "The card's body text.") in kinds
+    assert ("fence", "```python\nwidgets.setup()\n```") in kinds
+    text = "\n".join(text for _, text in kinds)
+    assert "sync" not in text and "link:" not in text and "---" not in text and "Card title" not in text
+    assert all(source[b.start : b.end].strip().endswith(b.text.splitlines()[-1]) for b in blocks if b.kind == "fence")
