@@ -17,16 +17,16 @@ def notebook_markdown(source: str, source_path: str) -> str:
         raise NotebookError(f"{source_path}:{exc.lineno}: not a notebook (invalid JSON: {exc.msg})") from exc
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
         raise NotebookError(f"{source_path}: not a notebook (no list of cells; nbformat 4 is read)")
-    metadata = notebook.get("metadata") or {}
-    language = (
-        (metadata.get("kernelspec") or {}).get("language") or (metadata.get("language_info") or {}).get("name") or ""
+    metadata = _mapping(notebook.get("metadata"))
+    language = str(
+        _mapping(metadata.get("kernelspec")).get("language") or _mapping(metadata.get("language_info")).get("name") or ""
     )
     blocks = []
     for cell in notebook["cells"]:
         if not isinstance(cell, dict):
             continue
-        text = cell.get("source", "")
-        text = ("".join(text) if isinstance(text, list) else str(text)).strip("\n")
+        text = cell.get("source") or ""
+        text = ("".join(map(str, text)) if isinstance(text, list) else str(text)).strip("\n")
         if not text.strip():
             continue
         if cell.get("cell_type") == "markdown":
@@ -35,3 +35,7 @@ def notebook_markdown(source: str, source_path: str) -> str:
             fence = "````" if "```" in text else "```"
             blocks.append(f"{fence}{language}\n{text}\n{fence}")
     return "\n\n".join(blocks) + "\n"
+
+
+def _mapping(value: object) -> dict:
+    return value if isinstance(value, dict) else {}

@@ -77,7 +77,9 @@ __all__ = [
     "published_files",
 ]
 
-_DETECTED = (BuiltSite, MdBook, MkDocs, Sphinx, JupyterBook, Hugo, Jekyll, VitePress, Starlight)  # the first found wins
+# The first found wins: the generators named by a file of their own before those whose files
+# other tools use too (a leftover `_config.yml`, a `config.toml`).
+_DETECTED = (BuiltSite, MdBook, MkDocs, Sphinx, JupyterBook, VitePress, Starlight, Hugo, Jekyll)
 _BY_NAME: dict[str, type[Layout]] = {
     cls.name: cls for cls in (Docusaurus, MkDocs, MdBook, Sphinx, JupyterBook, Hugo, Jekyll, VitePress, Starlight, Plain, BuiltSite)
 }

@@ -30,7 +30,8 @@ class Hugo(Layout):
     def __init__(self, root: Path):
         super().__init__(root)
         project = root if self._config(root) else root.parent  # or its content folder
-        config = self._read(self._config(project))
+        config_file = self._config(project)
+        config = self._read(config_file)
         content = project / str(config.get("contentDir") or "content")
         self.docs = content if content.is_dir() and content.is_relative_to(root) else root
         self.ugly_urls = config.get("uglyURLs") is True
@@ -39,11 +40,15 @@ class Hugo(Layout):
 
     @staticmethod
     def _config(folder: Path) -> Path | None:
-        """Hugo's configuration file: `hugo.*`, or `config.*` beside a `content/` folder (a
-        name other tools use too)."""
-        named = (folder / name for name in _HUGO_CONFIGS)
-        older = (folder / name for name in _SITE_CONFIGS) if (folder / "content").is_dir() else iter(())
-        return next((path for path in (*named, *older) if path.is_file()), None)
+        """Hugo's configuration file: `hugo.*` (or in its `config/_default/` folder), or
+        `config.*` beside a `content/` folder, a name other tools use too: Zola's, which sets
+        `base_url` where Hugo sets `baseURL`, is not Hugo's."""
+        named = [folder / name for name in _HUGO_CONFIGS] + [folder / "config" / "_default" / name for name in _HUGO_CONFIGS]
+        older = [folder / name for name in _SITE_CONFIGS] if (folder / "content").is_dir() else []
+        older += [folder / "config" / "_default" / name for name in _SITE_CONFIGS]
+        return next(
+            (path for path in named + older if path.is_file() and (path in named or not _zola(path))), None
+        )
 
     @staticmethod
     def _read(config: Path | None) -> dict:
@@ -51,12 +56,16 @@ class Hugo(Layout):
             return {}
         try:
             if config.suffix == ".toml":
-                return tomllib.loads(config.read_text(encoding="utf-8"))
-            if config.suffix == ".json":
-                return json.loads(config.read_text(encoding="utf-8"))
-            return read_yaml(config)
+                data = tomllib.loads(config.read_text(encoding="utf-8"))
+            elif config.suffix == ".json":
+                data = json.loads(config.read_text(encoding="utf-8"))
+            else:
+                data = read_yaml(config)
         except (tomllib.TOMLDecodeError, json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise LayoutError(f"{config}: not a readable Hugo configuration: {exc}") from exc
+        if not isinstance(data, dict):
+            raise LayoutError(f"{config}: not a Hugo configuration (not a mapping of settings)")
+        return data
 
     @staticmethod
     def found(root: Path) -> bool:
@@ -73,8 +82,14 @@ class Hugo(Layout):
             if path.suffix in SUFFIXES["markdown"] and path.is_file()
             and not any(part.startswith((".", "_")) for part in path.relative_to(self.docs).parent.parts)
         ]
-        inside = [p for p in files if p.is_relative_to(self.docs)] + sections
-        front = {p: split_front_matter(p.read_text(encoding="utf-8"), p.relative_to(self.root).as_posix())[0] for p in inside}
+        bundles = {path.parent for path in files if path.stem == "index"}
+        # A leaf bundle's other markdown files are its resources, not pages.
+        inside = [p for p in files if p.is_relative_to(self.docs) and (p.stem == "index" or p.parent not in bundles)]
+        inside += sections
+        front = {
+            p: split_front_matter(p.read_text(encoding="utf-8", errors="replace"), p.relative_to(self.root).as_posix())[0]
+            for p in inside
+        }
         self.section_titles = {
             path.relative_to(self.docs).parent.as_posix(): str(front[path].get("title") or "") for path in sections
         }
@@ -101,7 +116,8 @@ class Hugo(Layout):
 
     def url_path(self, rel: str, front_matter: dict) -> str:
         if front_matter.get("url"):
-            return from_site_root(str(front_matter["url"]))
+            url = from_site_root(str(front_matter["url"]))
+            return url if url.endswith("/") or PurePosixPath(url).suffix else f"{url}/"
         path = PurePosixPath(rel)
         stem = path.name.rsplit(".", 1)[0]
         parts = [part for part in path.parent.parts if part != "."]
@@ -109,7 +125,7 @@ class Hugo(Layout):
             parts[-1] = str(front_matter["slug"])
         elif stem not in ("_index", "index"):
             parts.append(str(front_matter.get("slug") or stem))
-        parts = [part.replace(" ", "-").lower() if self.lower_case else part.replace(" ", "-") for part in parts]
+        parts = [_sanitized(part.lower() if self.lower_case else part) for part in parts]
         if not parts:
             return "/"
         if self.ugly_urls:
@@ -133,6 +149,17 @@ class Hugo(Layout):
         source = _HIGHLIGHT.sub(lambda match: f"```{match[1]}\n{match[2]}\n```", source)
         source = _SHORTCODE.sub("", source)
         return KEPT.sub(lambda match: escaped[int(match[1])], source)
+
+
+def _sanitized(part: str) -> str:
+    """A path part as Hugo's URLs have it: spaces as `-`, only letters, digits and `._-+~#`
+    ("What's New (2023)" → "whats-new-2023")."""
+    return "".join(ch for ch in re.sub(r"\s+", "-", part.strip()) if ch.isalnum() or ch in "._-+~#")
+
+
+def _zola(config: Path) -> bool:
+    """A Zola site's configuration (its required `base_url`; Hugo's is `baseURL`)."""
+    return re.search(r"^\s*base_url\s*[=:]", config.read_text(encoding="utf-8", errors="replace"), re.MULTILINE) is not None
 
 
 def _section_of(rel: PurePosixPath) -> PurePosixPath:

@@ -11,7 +11,6 @@ from ingest_scripts.layouts.base import (
     SUFFIXES,
     Layout,
     LayoutError,
-    from_site_root,
     published_files,
     read_yaml,
 )
@@ -29,9 +28,28 @@ _POST_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})-(.+)$")
 _KRAMDOWN = re.compile(
     r"(```.*?```|~~~.*?~~~|`[^`\n]*`)|\{::comment\}.*?\{:/(?:comment)?\}"
     r"|^[ \t]*(?:[*+-]|\d+\.)[ \t]+TOC[ \t]*\n[ \t]*\{:[ \t]*toc[ \t]*\}[ \t]*$"
-    r"|\{::options[^}\n]*/\}|\{::nomarkdown\}|\{:(?!:)[^}\n]*\}",
+    r"|\{::options[^}\n]*/\}|\{::nomarkdown\}|\{:/nomarkdown\}"
+    r"|^[ \t]*\{:(?!:)[^}\n]*\}[ \t]*$|(?<=[)\]*_`])\{:(?!:)[^}\n]*\}",  # a block's own line, or after a span
     re.DOTALL | re.MULTILINE,
 )
+
+
+# Files jekyll-optional-front-matter (on GitHub Pages) leaves unpublished without front matter; a
+# README is published as its folder's index (jekyll-readme-index) when the folder has none.
+_UNPUBLISHED_NAMES = frozenset({
+    "readme", "license", "licence", "copying", "code_of_conduct", "contributing", "issue_template",
+    "pull_request_template",
+})
+
+
+def _names(value: object) -> list[str]:
+    """A configuration list that may be given as one name."""
+    return [value] if isinstance(value, str) else [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _slug(title: str) -> str:
+    """Jekyll's `:title`: its "pretty" slugify, case kept ("Hello World" → "Hello-World")."""
+    return re.sub(r"(?:[^\w.~!$&'()+,;=@]|_)+", "-", title).strip("-")
 
 
 class Jekyll(Layout):
@@ -49,13 +67,13 @@ class Jekyll(Layout):
             "none": "/:categories/:title:output_ext",
         }.get(permalink, permalink)
         collections = self.config.get("collections") or {}
-        if isinstance(collections, list):
-            collections = {name: {} for name in collections}
+        if not isinstance(collections, dict):  # names alone: collections not published
+            collections = {}
         self.collections = {
             str(name): options or {} for name, options in collections.items()
             if isinstance(options, dict) and options.get("output") is True
         }
-        plugins = [str(p) for p in self.config.get("plugins") or self.config.get("gems") or []]
+        plugins = _names(self.config.get("plugins") or self.config.get("gems"))
         gemfile = root / "Gemfile"
         # GitHub Pages builds a site that has no Gemfile (or names its gem) with plugins that
         # make every markdown file a page and a folder's README its index.
@@ -82,7 +100,7 @@ class Jekyll(Layout):
         return any((root / name).is_file() for name in configs) and not (root / "_toc.yml").is_file()
 
     def _excluded(self, rel: PurePosixPath) -> bool:
-        patterns = [str(p).strip("/") for p in self.config.get("exclude") or []]
+        patterns = [p.strip("/") for p in _names(self.config.get("exclude"))]
         patterns += ["Gemfile", "Gemfile.lock", "node_modules", "vendor"]
         return any(
             fnmatch(rel.as_posix(), pattern) or fnmatch(part, pattern) or rel.as_posix().startswith(pattern + "/")
@@ -108,7 +126,7 @@ class Jekyll(Layout):
             rel = path.relative_to(self.root).as_posix()
             source = path.read_text(encoding="utf-8", errors="replace")
             front_matter, _ = split_front_matter(source, rel)
-            if source.startswith(("---", "+++")) or self.optional_front_matter or path in special:
+            if source.startswith(("---", "+++")) or path in special or self._optional_page(path):
                 self.front_matter[rel] = front_matter
                 published.append(path)
             else:
@@ -123,48 +141,60 @@ class Jekyll(Layout):
 
         return sorted(published, key=place), left_out
 
+    def _optional_page(self, path: Path) -> bool:
+        """Whether a file without front matter is a page all the same (GitHub Pages' plugins)."""
+        if not self.optional_front_matter:
+            return False
+        if path.stem.lower() == "readme":
+            return self.github_pages and not self._has_index(PurePosixPath(path.relative_to(self.root).parent.as_posix()))
+        return path.stem.lower() not in _UNPUBLISHED_NAMES
+
     def module_of(self, rel: str) -> str | None:
         parent = self.front_matter.get(rel, {}).get("parent")
         return str(parent) if parent else None
 
     def url_path(self, rel: str, front_matter: dict) -> str:
-        if front_matter.get("permalink"):
-            return from_site_root(str(front_matter["permalink"]))
+        """The page's default URL, or its front matter `permalink` with the placeholders
+        Jekyll fills in (`/blog/:title/`, `/:path/:basename/`)."""
         path = PurePosixPath(rel)
         stem = path.name.rsplit(".", 1)[0]
+        given = str(front_matter["permalink"]) if front_matter.get("permalink") else None
         if "_posts" in path.parts:
-            return self._post_url(path, stem, front_matter)
+            return self._post_url(path, stem, front_matter, given)
         if path.parts[0].startswith("_") and path.parts[0][1:] in self.collections:
             name = path.parts[0][1:]
-            template = str(self.collections[name].get("permalink") or (
+            template = given or str(self.collections[name].get("permalink") or (
                 "/:collection/:path/" if self.pretty else "/:collection/:path:output_ext"
             ))
             inner = PurePosixPath(*path.parts[1:]).with_suffix("").as_posix()
-            return self._expand(template, {"collection": name, "path": inner, "name": stem, "title": stem})
-        folder = "" if str(path.parent) == "." else f"{path.parent}/"
+            return self._expand(template, {"collection": name, "path": inner, "name": stem, "title": _slug(stem)})
+        folder = "" if str(path.parent) == "." else str(path.parent)
+        if given:
+            return self._expand(given, {"path": folder, "basename": stem, "name": stem, "title": _slug(stem)})
         if stem == "index" or (stem.lower() == "readme" and self.github_pages and not self._has_index(path.parent)):
-            return "/" + quote(folder)
-        return "/" + quote(f"{folder}{stem}/" if self.pretty else f"{folder}{stem}.html")
+            return "/" + quote(f"{folder}/" if folder else "")
+        return "/" + quote(f"{folder}/{stem}" if folder else stem) + ("/" if self.pretty else ".html")
 
     def _has_index(self, folder: PurePosixPath) -> bool:
         return any((self.root / folder / f"index{suffix}").is_file() for suffix in (*SUFFIXES["markdown"], ".html"))
 
-    def _post_url(self, path: PurePosixPath, stem: str, front_matter: dict) -> str:
+    def _post_url(self, path: PurePosixPath, stem: str, front_matter: dict, given: str | None) -> str:
         named = _POST_NAME.match(stem)
         year, month, day, title = named.groups() if named else ("", "", "", stem)
         date = str(front_matter.get("date") or "")
         if re.match(r"\d{4}-\d{2}-\d{2}", date):
             year, month, day = date[:4], date[5:7], date[8:10]
-        categories = [part for part in path.parts[: path.parts.index("_posts")]]
-        for key in ("categories", "category"):
-            given = front_matter.get(key)
-            categories += given.split() if isinstance(given, str) else [str(c) for c in given or []]
+        categories = list(path.parts[: path.parts.index("_posts")])
+        listed = front_matter.get("categories")
+        categories += listed.split() if isinstance(listed, str) else [str(c) for c in listed or [] if c]
+        if isinstance(front_matter.get("category"), str | int):
+            categories.append(str(front_matter["category"]))  # one category, spaces and all
         values = {
-            "categories": "/".join(c.replace(" ", "-").lower() for c in categories),
-            "year": year, "month": month, "day": day, "title": str(front_matter.get("slug") or title),
+            "categories": "/".join(dict.fromkeys(c.lower() for c in categories)),
+            "year": year, "month": month, "day": day, "title": _slug(str(front_matter.get("slug") or title)),
             "i_month": month.lstrip("0"), "i_day": day.lstrip("0"),
         }
-        return self._expand(self.post_style, values)
+        return self._expand(given or self.post_style, values)
 
     @staticmethod
     def _expand(template: str, values: dict[str, str]) -> str:

@@ -1,12 +1,11 @@
 """Jupyter Books (version 1): `_toc.yml` gives the pages, their order and parts; pages are MyST
 markdown, notebooks or reStructuredText, built by Sphinx, so URLs and ids are Sphinx's."""
 
-from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
 from ingest_scripts.layouts.base import SUFFIXES, Layout, LayoutError, read_yaml
-from ingest_scripts.layouts.sphinx import DocutilsIds
+from ingest_scripts.layouts.sphinx import DocutilsIds, excluded, sphinx_pattern
 from ingest_scripts.permalinks import HeadingSlugger
 
 
@@ -21,7 +20,8 @@ class JupyterBook(Layout):
             raise LayoutError(f"{root / '_toc.yml'}: names no root page (`root: intro`)")
         config = read_yaml(root / "_config.yml") if (root / "_config.yml").is_file() else {}
         self.toc_only = config.get("only_build_toc_files") is True
-        self.excluded = [str(p) for p in config.get("exclude_patterns") or []]
+        patterns = config.get("exclude_patterns") or []
+        self.excluded = [sphinx_pattern(str(p)) for p in patterns] if isinstance(patterns, list) else []
         self.order: list[str] = []  # pages' names without suffix, in the table of contents' order
         self.parts: dict[str, str] = {}
         self._read_entries([{"file": toc["root"]}], "")
@@ -48,7 +48,7 @@ class JupyterBook(Layout):
         """The table of contents' pages in its order, then the others the build still makes
         (unless `only_build_toc_files`; never those `exclude_patterns` names)."""
         everything = files
-        files = [p for p in files if not any(fnmatch(p.relative_to(self.root).as_posix(), x) for x in self.excluded)]
+        files = [p for p in files if not excluded(p.relative_to(self.root).as_posix(), self.excluded)]
         by_name = {path.relative_to(self.root).with_suffix("").as_posix(): path for path in files}
         listed = [by_name[name] for name in dict.fromkeys(self.order) if name in by_name]
         rest = [] if self.toc_only else [path for path in files if path not in listed]

@@ -60,13 +60,13 @@ class Sphinx(Layout):
             self.kind = "markdown, notebooks or reStructuredText"  # its notebooks are pages too
         patterns = config.get("exclude_patterns", [])
         self.excluded = [
-            _sphinx_pattern(p) for p in patterns if isinstance(p, str)
+            sphinx_pattern(p) for p in patterns if isinstance(p, str)
         ] if isinstance(patterns, list | tuple) else []
         self.root_doc = str(config.get("root_doc") or config.get("master_doc") or "index")
         self._files = {
             path.relative_to(self.docs).as_posix(): path
             for path in published_files(self.docs, SUFFIXES[self.kind])
-            if not self._is_excluded(path.relative_to(self.docs).as_posix())
+            if not excluded(path.relative_to(self.docs).as_posix(), self.excluded)
         }
         self._docnames = {_docname(rel): rel for rel in self._files}
         self.order: list[str] = []  # docnames ("a/b"), in the order the toctrees give
@@ -77,11 +77,6 @@ class Sphinx(Layout):
     def found(root: Path) -> bool:
         return (root / "conf.py").is_file() or (root / "docs" / "conf.py").is_file()
 
-    def _is_excluded(self, rel: str) -> bool:
-        """Sphinx matches `exclude_patterns` against a file's path and each of its folders'."""
-        parts = rel.split("/")
-        paths = ["/".join(parts[: n + 1]) for n in range(len(parts))]
-        return any(pattern.fullmatch(path) for pattern in self.excluded for path in paths)
 
     def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
         """Every markdown page the build makes: those the toctrees reach first, in order."""
@@ -120,7 +115,7 @@ class Sphinx(Layout):
         glob patterns (with `:glob:`) matched in name order as Sphinx matches them."""
         target = _docname(doc_target(entry, folder.as_posix()))
         if glob and any(ch in target for ch in "*?["):
-            pattern = _sphinx_pattern(target)
+            pattern = sphinx_pattern(target)
             return sorted(doc for doc in self._docnames if pattern.fullmatch(doc))
         return [target]
 
@@ -145,7 +140,14 @@ def _docname(rel: str) -> str:
     return rel.removesuffix(suffix) if suffix in SUFFIXES["markdown, notebooks or reStructuredText"] else rel
 
 
-def _sphinx_pattern(pattern: str) -> re.Pattern[str]:
+def excluded(rel: str, patterns: list[re.Pattern[str]]) -> bool:
+    """Sphinx matches `exclude_patterns` against a file's path and each of its folders'."""
+    parts = rel.split("/")
+    paths = ["/".join(parts[: n + 1]) for n in range(len(parts))]
+    return any(pattern.fullmatch(path) for pattern in patterns for path in paths)
+
+
+def sphinx_pattern(pattern: str) -> re.Pattern[str]:
     """A Sphinx path pattern: `**` any path, `*` and `?` within one folder, `[…]` a class."""
     out = ""
     i = 0

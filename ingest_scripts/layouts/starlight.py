@@ -44,7 +44,9 @@ class Starlight(Layout):
         inside = [p for p in files if p.is_relative_to(self.docs)]
         for path in inside:
             rel = path.relative_to(self.docs)
-            front_matter, _ = split_front_matter(path.read_text(encoding="utf-8"), path.relative_to(self.root).as_posix())
+            front_matter, _ = split_front_matter(
+                path.read_text(encoding="utf-8", errors="replace"), path.relative_to(self.root).as_posix()
+            )
             sidebar = front_matter.get("sidebar")
             order = sidebar.get("order") if isinstance(sidebar, dict) else None
             if isinstance(order, int | float) and not isinstance(order, bool):

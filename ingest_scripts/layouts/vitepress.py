@@ -8,7 +8,9 @@ from urllib.parse import quote
 from ingest_scripts.layouts.base import Layout
 from ingest_scripts.permalinks import HeadingSlugger
 
-_VITEPRESS_CONFIGS = ("config.mts", "config.ts", "config.mjs", "config.js", "config.cts", "config.cjs")
+_VITEPRESS_CONFIGS = tuple(  # as VitePress 1 looks for them, a config/ folder first
+    f"{name}.{suffix}" for name in ("config/index", "config") for suffix in ("js", "ts", "mjs", "mts")
+)
 _VITEPRESS_SPECIAL = re.compile(r"[\s~`!@#$%^&*()\-_+=\[\]{}|\\;:\"'“”‘’<>,.?/]+")
 _VUE_OUTSIDE_CODE = re.compile(r"(```.*?```|~~~.*?~~~|`[^`\n]*`)|\{\{.*?\}\}|^[ \t]*\[\[toc\]\][ \t]*$", re.DOTALL | re.MULTILINE)
 

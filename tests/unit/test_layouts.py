@@ -220,7 +220,9 @@ HUGO = {
         f"Write `{{{{</* note */>}}}}` for a note. {{{{< figure src=\"/x.png\" caption=\"A widget\" >}}}} {PROSE}\n\n"
         f'{{{{< highlight toml >}}}}\ntheme = "dark"\n{{{{< /highlight >}}}}\n'
     ),
-    "content/docs/faq.md": f"---\ntitle: FAQ\nurl: /questions/\n---\n\n## Why widgets?\n\nBecause. {PROSE}\n",
+    "content/docs/configure/notes.md": f"---\ntitle: Notes\n---\n\nA bundle's resource, not a page. {PROSE}\n",
+    "content/docs/What's New (2023).md": f"---\ntitle: What's New\n---\n\n## Faster\n\nIt is faster. {PROSE}\n",
+    "content/docs/faq.md": f"---\ntitle: FAQ\nurl: /questions\n---\n\n## Why widgets?\n\nBecause. {PROSE}\n",
     "content/docs/draft.md": f"---\ntitle: Draft\ndraft: true\n---\n\nNot published. {PROSE}\n",
 }
 
@@ -234,9 +236,12 @@ def test_a_hugo_site_links_to_pages_and_anchors_of_its_real_build(tmp_path: Path
         ("content/docs/_index.md", "User Guide", "User Guide", "/docs/"),
         ("content/docs/configure/index.md", "Configuring", "User Guide", "/docs/configuration/"),
         ("content/docs/Getting Started.md", "Getting Started", "User Guide", "/docs/getting-started/"),
+        ("content/docs/What's New (2023).md", "What's New", "User Guide", "/docs/whats-new-2023/"),
         ("content/docs/faq.md", "FAQ", "User Guide", "/questions/"),
     ]
-    assert sorted(plan.skipped_files) == ["README.md", "archetypes/default.md", "content/docs/draft.md"]
+    assert sorted(plan.skipped_files) == [
+        "README.md", "archetypes/default.md", "content/docs/configure/notes.md", "content/docs/draft.md",
+    ]
     site = tmp_path / "public"
     subprocess.run(["hugo", "--quiet", "-s", str(root), "-d", str(site)], check=True, capture_output=True)
     assert anchors_in_build(plan, site) >= 4
@@ -247,6 +252,13 @@ def test_a_hugo_site_links_to_pages_and_anchors_of_its_real_build(tmp_path: Path
     assert '```toml\ntheme = "dark"\n```' in text
     anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
     assert {"before-you-start-widgetd", "before-you-start-widgetd-1", "custom", "themes"} <= anchors
+
+
+def test_a_zola_site_is_not_a_hugo_site_and_hugos_config_folder_is(tmp_path: Path) -> None:
+    zola = write_book(tmp_path / "zola", {"config.toml": 'base_url = "https://example.org"\n', "content/a.md": "# A\n"})
+    assert not isinstance(detect_layout(zola), Hugo)
+    hugo = write_book(tmp_path / "hugo", {"config/_default/hugo.toml": 'baseURL = "/"\n', "content/a.md": "# A\n"})
+    assert isinstance(detect_layout(hugo), Hugo)
 
 
 def test_a_hugo_page_with_broken_toml_front_matter_is_a_clear_error(tmp_path: Path) -> None:
@@ -276,6 +288,11 @@ JEKYLL = {
     "docs/guide/index.md": f"---\ntitle: Guide\n---\n\n## Configuring\n\nSettings. {PROSE}\n",
     "docs/moved.md": f"---\ntitle: Moved\npermalink: /elsewhere/\n---\n\n## Here\n\nMoved. {PROSE}\n",
     "_posts/2024-03-05-release.md": f"---\ntitle: Release\ncategories: news\n---\n\n## Released\n\nOut now. {PROSE}\n",
+    "News/_posts/2024-03-06-Big Day.md": (
+        f"---\ntitle: Big day\ncategory: Big Deal\n---\n\n## Celebrated\n\nA big day. {PROSE}\n"
+    ),
+    "_posts/2024-03-07-linked.md": f"---\ntitle: Linked\npermalink: /blog/:title/\n---\n\n## Here\n\nLinked. {PROSE}\n",
+    "docs/placed.md": f"---\ntitle: Placed\npermalink: /:path/:basename/\n---\n\n## There\n\nPlaced. {PROSE}\n",
     "_recipes/soup.md": f"---\ntitle: Soup\n---\n\n## Stir\n\nStir well. {PROSE}\n",
 }
 
@@ -292,7 +309,10 @@ def test_a_jekyll_site_links_to_pages_and_anchors_of_its_real_build(tmp_path: Pa
         ("docs/install.md", "Installing", "User Guide", f"/docs/install{ext}"),
         ("docs/guide/index.md", "Guide", "Guide", "/docs/guide/"),
         ("docs/moved.md", "Moved", "", "/elsewhere/"),
+        ("docs/placed.md", "Placed", "", "/docs/placed/"),
+        ("News/_posts/2024-03-06-Big Day.md", "Big day", "", f"/news/big%20deal/2024/03/06/Big-Day{ext}"),
         ("_posts/2024-03-05-release.md", "Release", "", f"/news/2024/03/05/release{ext}"),
+        ("_posts/2024-03-07-linked.md", "Linked", "", "/blog/linked/"),
         ("_recipes/soup.md", "Soup", "", f"/recipes/soup{ext}"),
     ]
     assert sorted(plan.skipped_files) == ["README.md", "notes.md", "static.md"]
@@ -311,11 +331,12 @@ def test_a_jekyll_site_links_to_pages_and_anchors_of_its_real_build(tmp_path: Pa
 def test_a_github_pages_site_publishes_markdown_without_front_matter_and_readmes_as_indexes(tmp_path: Path) -> None:
     files = {name: text for name, text in JEKYLL.items() if name != "Gemfile"}
     files["guide/README.md"] = f"# The guide\n\nA folder's README is its index on GitHub Pages. {PROSE}\n"
+    files["LICENSE.md"] = f"# License\n\nMIT. {PROSE}\n"
     plan = plan_book(write_book(tmp_path / "project", files), "widgets")
     urls = {p.source_path: p.url for p in plan.pages}
     assert urls["static.md"] == "/static.html" and urls["guide/README.md"] == "/guide/"
-    assert urls["README.md"] == "/README.html"  # the site has its own index.md
-    assert plan.skipped_files == ["notes.md"]
+    # The site has its own index.md; a license is no page without front matter.
+    assert sorted(plan.skipped_files) == ["LICENSE.md", "README.md", "notes.md"]
 
 
 GENERATORS = Path(__file__).parents[1] / "support" / "site-generators"  # VitePress, Starlight: `make test`
@@ -485,6 +506,35 @@ def test_a_sphinx_project_with_notebooks_publishes_them_as_its_real_build_does(t
     subprocess.run([str(JUPYTER_BOOK_BIN / "sphinx-build"), "-b", "html", "-q", str(root), str(site)],
                    check=True, capture_output=True)
     assert anchors_in_build(plan, site) >= 2
+
+
+def test_vitepress_is_found_by_its_config_folder_and_before_a_leftover_jekyll_config(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "docs", {
+        ".vitepress/config/index.ts": "export default {}\n", "_config.yml": "title: old\n", "guide.md": "# Guide\n",
+    })
+    assert isinstance(detect_layout(root), VitePress)
+
+
+def test_odd_configurations_and_notebooks_read_without_crashing(tmp_path: Path) -> None:
+    """Values of another type than the generator documents (a name where a list or a mapping
+    goes, a notebook's kernelspec as a string) are read as what they can mean."""
+    jekyll = write_book(tmp_path / "jekyll", {
+        "_config.yml": "collections: recipes\nexclude: vendor.md\nplugins: jekyll-optional-front-matter\n",
+        "Gemfile": 'gem "jekyll"\n', "vendor.md": "# Vendored\n\nNot a page.\n",
+        "page.md": f"# Page\n\nIn Ruby a hash reads {{:a => 1}}, and `{{:ok, pid}}` is Elixir. {PROSE}\n",
+    })
+    plan = plan_book(jekyll, "j")
+    assert [p.source_path for p in plan.pages] == ["page.md"]
+    assert "In Ruby a hash reads {:a => 1}, and `{:ok, pid}` is Elixir." in plan.chunks[0].text
+    notebook = {"cells": [{"cell_type": "markdown", "source": None}, {"cell_type": "code", "source": "x = 1"}],
+                "metadata": {"kernelspec": "python3"}}
+    book = write_book(tmp_path / "book", {
+        "_toc.yml": "format: jb-book\nroot: intro\n", "_config.yml": "exclude_patterns: [drafts]\n",
+        "intro.ipynb": json.dumps(notebook), "drafts/x.md": "# Draft\n\nNot built.\n",
+    })
+    plan = plan_book(book, "b")
+    assert [p.source_path for p in plan.pages] == ["intro.ipynb"] and plan.skipped_files == ["drafts/x.md"]
+    assert "```\nx = 1\n```" in plan.chunks[0].text
 
 
 def test_a_jupyter_book_is_not_a_jekyll_site(tmp_path: Path) -> None:
