@@ -17,7 +17,11 @@ from pathlib import PurePosixPath
 
 _NUMBER_PREFIX = re.compile(r"^\d+\s*[-_.]+\s*(?=[^-_.\s])")
 _VERSION_LIKE = re.compile(r"^\d+[-_.]\d+")
-_CUSTOM_ID = re.compile(r"\s*\{#([^}]+)\}\s*$")
+_CUSTOM_ID = re.compile(r"\s*\{#([^}\s]+)\}\s*$")
+# An attribute list ending a heading (Hugo, VitePress, MkDocs' attr_list): `{#id .class key=value}`
+# gives the heading its id, `{.class}` none; neither is part of its text.
+_ATTRIBUTE = r"(?:[#.][\w-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|[^\s}]+))"
+_ATTRIBUTES = re.compile(rf"\s*\{{\s*({_ATTRIBUTE}(?:\s+{_ATTRIBUTE})*)\s*\}}\s*$")
 INDEX_NAMES = {"index", "readme", "_index"}  # _index: a Hugo section's own page
 
 
@@ -67,11 +71,14 @@ def page_url(base_url: str, path: str) -> str:
 
 
 def split_custom_id(heading: str) -> tuple[str, str | None]:
-    """`"Setup {#setup}"` → `("Setup", "setup")`."""
-    match = _CUSTOM_ID.search(heading)
-    if not match:
-        return heading, None
-    return heading[: match.start()], match.group(1)
+    """`"Setup {#setup}"` → `("Setup", "setup")`; `"Setup {#setup .big}"` too, and
+    `"Setup {.big}"` → `("Setup", None)`."""
+    if match := _CUSTOM_ID.search(heading):
+        return heading[: match.start()], match.group(1)
+    if match := _ATTRIBUTES.search(heading):
+        ids = [item[1:] for item in match.group(1).split() if item.startswith("#")]
+        return heading[: match.start()], ids[0] if ids else None
+    return heading, None
 
 
 def slugify(text: str) -> str:

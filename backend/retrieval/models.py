@@ -45,7 +45,8 @@ class Chunk(BaseModel):
     position: int  # order of the chunk within its page
     text: str
     overlap_chars: int = 0  # text starts with this much of the previous part (for context)
-    start: int  # character offsets of the passage in the source file (HTML, PDF: in its text)
+    start: int  # character offsets of the passage in the source file (HTML, PDF, a notebook, a page
+    # whose generator markup ingest takes out: in the text read)
     end: int
     # A PDF's passage: (offset in `text`, page number) where the text of each of its pages begins.
     page_starts: list[tuple[int, int]] = Field(default_factory=list)

@@ -23,6 +23,7 @@ SUFFIXES = {
     "markdown or text": (".md", ".mdx", ".txt"),  # sources uploaded from the console
     "markdown or reStructuredText": (".md", ".mdx", ".rst"),  # a Sphinx project's sources
     "markdown, notebooks or reStructuredText": (".md", ".ipynb", ".rst"),  # a Jupyter Book's
+    "markdown (Jekyll's names)": (".md", ".markdown", ".mkdown", ".mkdn", ".mkd"),  # its markdown_ext
 }
 
 

@@ -54,6 +54,7 @@ def _slug(title: str) -> str:
 
 class Jekyll(Layout):
     name = "jekyll"
+    kind = "markdown (Jekyll's names)"
 
     def __init__(self, root: Path):
         super().__init__(root)
@@ -114,10 +115,10 @@ class Jekyll(Layout):
         collections last."""
         special = [
             path for folder in ["_posts", *(f"_{name}" for name in self.collections)]
-            for path in published_files(self.root / folder, SUFFIXES["markdown"])
+            for path in published_files(self.root / folder, SUFFIXES[self.kind])
         ] + [
             path for path in self.root.rglob("_posts/*")
-            if path.suffix in SUFFIXES["markdown"] and path.parent != self.root / "_posts"
+            if path.suffix in SUFFIXES[self.kind] and path.parent != self.root / "_posts"
             and not any(part.startswith((".", "_")) for part in path.parent.relative_to(self.root).parent.parts)
         ]
         candidates = [p for p in files if not self._excluded(PurePosixPath(p.relative_to(self.root).as_posix()))]
@@ -176,7 +177,7 @@ class Jekyll(Layout):
         return "/" + quote(f"{folder}/{stem}" if folder else stem) + ("/" if self.pretty else ".html")
 
     def _has_index(self, folder: PurePosixPath) -> bool:
-        return any((self.root / folder / f"index{suffix}").is_file() for suffix in (*SUFFIXES["markdown"], ".html"))
+        return any((self.root / folder / f"index{suffix}").is_file() for suffix in (*SUFFIXES[self.kind], ".html"))
 
     def _post_url(self, path: PurePosixPath, stem: str, front_matter: dict, given: str | None) -> str:
         named = _POST_NAME.match(stem)

@@ -1,6 +1,7 @@
 """Jupyter Books (version 1): `_toc.yml` gives the pages, their order and parts; pages are MyST
 markdown, notebooks or reStructuredText, built by Sphinx, so URLs and ids are Sphinx's."""
 
+from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
@@ -23,7 +24,8 @@ class JupyterBook(Layout):
         patterns = config.get("exclude_patterns") or []
         self.excluded = [sphinx_pattern(str(p)) for p in patterns] if isinstance(patterns, list) else []
         self.order: list[str] = []  # pages' names without suffix, in the table of contents' order
-        self.parts: dict[str, str] = {}
+        self.parts: dict[str, str] = {}  # a page's (or a glob's) part caption
+        self.globs: set[str] = set()  # entries that are patterns (`- glob: chapters/*`)
         self._read_entries([{"file": toc["root"]}], "")
         for part in toc.get("parts") or []:
             if isinstance(part, dict):
@@ -38,10 +40,15 @@ class JupyterBook(Layout):
         for entry in entries if isinstance(entries, list) else []:
             if not isinstance(entry, dict):
                 continue
-            if entry.get("file"):
-                name = str(entry["file"]).removeprefix("./")
-                self.order.append(str(PurePosixPath(name).with_suffix("")) if PurePosixPath(name).suffix in SUFFIXES[self.kind] else name)
-                self.parts[self.order[-1]] = part
+            for key in ("file", "glob"):
+                if entry.get(key):
+                    name = str(entry[key]).removeprefix("./")
+                    if PurePosixPath(name).suffix in SUFFIXES[self.kind]:
+                        name = str(PurePosixPath(name).with_suffix(""))
+                    self.order.append(name)
+                    self.parts[name] = part
+                    if key == "glob":
+                        self.globs.add(name)
             self._read_entries(entry.get("sections") or [], part)
 
     def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
@@ -50,7 +57,13 @@ class JupyterBook(Layout):
         everything = files
         files = [p for p in files if not excluded(p.relative_to(self.root).as_posix(), self.excluded)]
         by_name = {path.relative_to(self.root).with_suffix("").as_posix(): path for path in files}
-        listed = [by_name[name] for name in dict.fromkeys(self.order) if name in by_name]
+        for pattern in self.globs:  # a glob's pages, in name order, under its part
+            self.parts.update({name: self.parts[pattern] for name in by_name if fnmatchcase(name, pattern)})
+        names = [
+            name for entry in self.order
+            for name in (sorted(n for n in by_name if fnmatchcase(n, entry)) if entry in self.globs else [entry])
+        ]
+        listed = [by_name[name] for name in dict.fromkeys(names) if name in by_name]
         rest = [] if self.toc_only else [path for path in files if path not in listed]
         published = listed + rest
         return published, [path for path in everything if path not in published]

@@ -222,7 +222,10 @@ HUGO = {
     ),
     "content/docs/configure/notes.md": f"---\ntitle: Notes\n---\n\nA bundle's resource, not a page. {PROSE}\n",
     "content/docs/What's New (2023).md": f"---\ntitle: What's New\n---\n\n## Faster\n\nIt is faster. {PROSE}\n",
-    "content/docs/faq.md": f"---\ntitle: FAQ\nurl: /questions\n---\n\n## Why widgets?\n\nBecause. {PROSE}\n",
+    "content/docs/faq.md": (
+        f"---\ntitle: FAQ\nurl: /questions\n---\n\n## Why widgets?\n\nBecause. {PROSE}\n\n"
+        f"## Styled {{.big}}\n\nA class, no id. {PROSE}\n\n## Both {{#both-id .big}}\n\nAn id and a class. {PROSE}\n"
+    ),
     "content/docs/draft.md": f"---\ntitle: Draft\ndraft: true\n---\n\nNot published. {PROSE}\n",
 }
 
@@ -251,7 +254,8 @@ def test_a_hugo_site_links_to_pages_and_anchors_of_its_real_build(tmp_path: Path
     assert "Write `{{< note >}}` for a note." in text  # an escaped shortcode shows as written
     assert '```toml\ntheme = "dark"\n```' in text
     anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
-    assert {"before-you-start-widgetd", "before-you-start-widgetd-1", "custom", "themes"} <= anchors
+    assert {"before-you-start-widgetd", "before-you-start-widgetd-1", "custom", "themes", "styled", "both-id"} <= anchors
+    assert {c.heading for c in plan.chunks} >= {"Styled", "Both"}
 
 
 def test_a_zola_site_is_not_a_hugo_site_and_hugos_config_folder_is(tmp_path: Path) -> None:
@@ -286,6 +290,7 @@ JEKYLL = {
         "{% raw %}Write `{{ page.title }}` for the title.{% endraw %}\n"
     ),
     "docs/guide/index.md": f"---\ntitle: Guide\n---\n\n## Configuring\n\nSettings. {PROSE}\n",
+    "about.markdown": f"---\ntitle: About\n---\n\n## Makers\n\nWho makes widgets. {PROSE}\n",
     "docs/moved.md": f"---\ntitle: Moved\npermalink: /elsewhere/\n---\n\n## Here\n\nMoved. {PROSE}\n",
     "_posts/2024-03-05-release.md": f"---\ntitle: Release\ncategories: news\n---\n\n## Released\n\nOut now. {PROSE}\n",
     "News/_posts/2024-03-06-Big Day.md": (
@@ -307,6 +312,7 @@ def test_a_jekyll_site_links_to_pages_and_anchors_of_its_real_build(tmp_path: Pa
     assert [(p.source_path, p.title, p.module, p.url) for p in plan.pages] == [
         ("index.md", "Widgets", "", "/"),
         ("docs/install.md", "Installing", "User Guide", f"/docs/install{ext}"),
+        ("about.markdown", "About", "", f"/about{ext}"),
         ("docs/guide/index.md", "Guide", "Guide", "/docs/guide/"),
         ("docs/moved.md", "Moved", "", "/elsewhere/"),
         ("docs/placed.md", "Placed", "", "/docs/placed/"),
@@ -351,7 +357,8 @@ VITEPRESS_SITE = {
         f"## Café déjà vu: `vitepress.config`!\n\nAccents. The title is {{{{ $frontmatter.title }}}}. {PROSE}\n\n"
         f"## 1. Numbered step\n\nA number first. {PROSE}\n\n"
         f"## Custom {{#custom-id}}\n\nAn id of its own. {PROSE}\n\n"
-        f"## Installation\n\nThe same heading twice. Write `{{{{ count }}}}` to show it. {PROSE}\n"
+        f"## Installation\n\nThe same heading twice. Write `{{{{ count }}}}` to show it. {PROSE}\n\n"
+        f"## Styled {{.big}}\n\nA class, no id. {PROSE}\n"
     ),
 }
 
@@ -377,7 +384,8 @@ def test_a_vitepress_site_links_to_pages_and_anchors_of_its_real_build(tmp_path:
         text = "\n".join(c.text for c in plan.chunks)
         assert "[[toc]]" not in text and "$frontmatter" not in text and "Write `{{ count }}` to show it." in text
         anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
-        assert {"installation", "cafe-deja-vu-vitepress-config", "_1-numbered-step", "custom-id", "installation-1"} <= anchors
+        assert {"installation", "cafe-deja-vu-vitepress-config", "_1-numbered-step", "custom-id", "installation-1",
+                "styled"} <= anchors
 
 
 STARLIGHT = {
@@ -447,8 +455,10 @@ JUPYTER_BOOK = {
     "_toc.yml": (
         "format: jb-book\nroot: intro\nparts:\n  - caption: Basics\n    chapters:\n      - file: chapters/install\n"
         "        sections:\n          - file: chapters/Fine Tuning\n  - caption: Notebooks\n    chapters:\n"
-        "      - file: chapters/analysis\n"
+        "      - file: chapters/analysis\n  - caption: Appendices\n    chapters:\n      - glob: appendix/*\n"
     ),
+    "appendix/b-tables.md": f"# Tables\n\nThe tables. {PROSE}\n",
+    "appendix/a-terms.md": f"# Terms\n\nThe terms. {PROSE}\n",
     "README.md": f"# Repository\n\nNot part of the book. {PROSE}\n",
     "intro.md": f"# Widgets\n\nWelcome to the widget book. {PROSE}\n",
     "chapters/install.md": (
@@ -473,6 +483,8 @@ def test_a_jupyter_book_links_to_pages_and_ids_of_its_real_build(tmp_path: Path)
         ("chapters/install.md", "Installing widgets", "Basics", "/chapters/install.html"),
         ("chapters/Fine Tuning.md", "Fine tuning", "Basics", "/chapters/Fine%20Tuning.html"),
         ("chapters/analysis.ipynb", "Analysis", "Notebooks", "/chapters/analysis.html"),
+        ("appendix/a-terms.md", "Terms", "Appendices", "/appendix/a-terms.html"),
+        ("appendix/b-tables.md", "Tables", "Appendices", "/appendix/b-tables.html"),
         ("chapters/extra.md", "Extra", "", "/chapters/extra.html"),
     ]
     assert plan.skipped_files == ["README.md"]
