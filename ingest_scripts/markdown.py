@@ -9,6 +9,7 @@ import math
 import re
 import textwrap
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -584,12 +585,18 @@ def chunk_page(
     dropped = 0
     if kind == "quiz":
         blocks, dropped = drop_unanswered_questions(blocks)
-    return ParsedPage(page, chunks_of(sections_of(blocks, slugger, page.title), page), dropped)
+    slugger = slugger or HeadingSlugger()
+    return ParsedPage(page, chunks_of(sections_of(blocks, slugger, page.title), page, slugger.link), dropped)
 
 
-def chunks_of(sections: list[Section], page: Page) -> list[Chunk]:
+def chunks_of(
+    sections: list[Section], page: Page, link: Callable[[str, str], str] | None = None
+) -> list[Chunk]:
     """The page's passages: a tiny section is read with the next one, a long one is cut into
-    parts of even size, each part after the first opening with the last sentence before it."""
+    parts of even size, each part after the first opening with the last sentence before it.
+    `link` makes a section's URL from the page's and the section's anchor (`page#anchor` by
+    default)."""
+    link = link or HeadingSlugger().link
     chunks: list[Chunk] = []
     for section in _fold_small_sections(sections):
         previous: list[Block] | None = None
@@ -610,7 +617,7 @@ def chunks_of(sections: list[Section], page: Page) -> list[Chunk]:
                     section=" › ".join(section.path),
                     heading=section.heading,
                     anchor=section.anchor,
-                    url=f"{page.url}#{section.anchor}" if section.anchor else page.url,
+                    url=link(page.url, section.anchor),
                     kind=page.kind,
                     tags=page.tags,
                     position=len(chunks),

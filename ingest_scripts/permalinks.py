@@ -95,11 +95,16 @@ class HeadingSlugger:
     (`slug`, `slug-1`, `slug-2`); other generators pass their own slug and suffix."""
 
     def __init__(
-        self, slug: Callable[[str], str] = slugify, duplicate: str = "{slug}-{n}"
+        self, slug: Callable[[str], str] = slugify, duplicate: str = "{slug}-{n}", fragment: str = "#{anchor}"
     ) -> None:
         self._slug = slug
         self._duplicate = duplicate
+        self._fragment = fragment  # how a link names the anchor (Docsify's routes: "?id={anchor}")
         self._seen: dict[str, int] = {}
+
+    def link(self, page_url: str, anchor: str) -> str:
+        """The URL of the heading `anchor` on the page at `page_url`."""
+        return page_url + self._fragment.format(anchor=anchor) if anchor else page_url
 
     def anchor(self, heading_text: str) -> str:
         text, custom = split_custom_id(heading_text)

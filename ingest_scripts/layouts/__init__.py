@@ -39,6 +39,9 @@ under which module, at which URL, with which heading anchors.
 - starlight: Astro's Starlight (`astro.config.*` naming `starlight`, pages under
   `src/content/docs`): `a/B c.md` → `a/b-c/`, `a/index.md` → `a/`, front matter `slug`
   replaces the path, `sidebar.order` orders, anchors as GitHub's;
+- docsify: an `index.html` that loads Docsify (markdown the browser renders): `_sidebar.md`'s
+  order and groups, `a/b.md` → `#/a/b` (`/a/b` in history mode), `a/README.md` → `#/a/`, a
+  heading at `#/a/b?id=slug`, slugs as Docsify makes them;
 - plain: markdown as a repository browser shows it: `a/b.md#anchor`, GitHub's anchors;
 - html: a generator's output folder (Docusaurus `build/`, MkDocs `site/`, Sphinx `_build/html`,
   mdBook `book/`, Hugo `public/`, VitePress `dist/`): `.html` pages and no markdown. Pages are
@@ -62,6 +65,7 @@ from ingest_scripts.layouts.base import (
     published_files,
 )
 from ingest_scripts.layouts.built_site import BuiltSite
+from ingest_scripts.layouts.docsify import Docsify
 from ingest_scripts.layouts.hugo import Hugo
 from ingest_scripts.layouts.jekyll import Jekyll
 from ingest_scripts.layouts.jupyter_book import JupyterBook
@@ -72,16 +76,16 @@ from ingest_scripts.layouts.starlight import Starlight
 from ingest_scripts.layouts.vitepress import VitePress
 
 __all__ = [
-    "LAYOUTS", "REST_TITLE", "SUFFIXES", "BuiltSite", "Docusaurus", "Hugo", "Jekyll", "JupyterBook", "Layout", "LayoutError",
+    "LAYOUTS", "REST_TITLE", "SUFFIXES", "BuiltSite", "Docsify", "Docusaurus", "Hugo", "Jekyll", "JupyterBook", "Layout", "LayoutError",
     "LayoutName", "MdBook", "MkDocs", "Plain", "Sphinx", "Starlight", "VitePress", "detect_layout", "doc_target",
     "published_files",
 ]
 
 # The first found wins: the generators named by a file of their own before those whose files
 # other tools use too (a leftover `_config.yml`, a `config.toml`).
-_DETECTED = (BuiltSite, MdBook, MkDocs, Sphinx, JupyterBook, VitePress, Starlight, Hugo, Jekyll)
+_DETECTED = (BuiltSite, MdBook, MkDocs, Sphinx, JupyterBook, VitePress, Starlight, Docsify, Hugo, Jekyll)
 _BY_NAME: dict[str, type[Layout]] = {
-    cls.name: cls for cls in (Docusaurus, MkDocs, MdBook, Sphinx, JupyterBook, Hugo, Jekyll, VitePress, Starlight, Plain, BuiltSite)
+    cls.name: cls for cls in (Docusaurus, MkDocs, MdBook, Sphinx, JupyterBook, Hugo, Jekyll, VitePress, Starlight, Docsify, Plain, BuiltSite)
 }
 
 

@@ -12,7 +12,8 @@ import yaml
 from ingest_scripts.permalinks import HeadingSlugger, doc_id, permalink
 
 LayoutName = Literal[
-    "docusaurus", "mkdocs", "mdbook", "sphinx", "jupyterbook", "hugo", "jekyll", "vitepress", "starlight", "plain", "html"
+    "docusaurus", "mkdocs", "mdbook", "sphinx", "jupyterbook", "hugo", "jekyll", "vitepress", "starlight", "docsify",
+    "plain", "html",
 ]
 LAYOUTS: tuple[LayoutName, ...] = get_args(LayoutName)
 # Text set aside (as "\0<n>\0") while the markup around it is taken out of a page.
