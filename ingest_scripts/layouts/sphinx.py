@@ -10,7 +10,7 @@ from urllib.parse import quote
 from docutils.nodes import make_id
 
 from ingest_scripts.layouts.base import SUFFIXES, Layout, LayoutError, published_files
-from ingest_scripts.notebooks import notebook_markdown
+from ingest_scripts.notebooks import NotebookError, notebook_markdown
 from ingest_scripts.permalinks import HeadingSlugger
 
 
@@ -94,7 +94,10 @@ class Sphinx(Layout):
         path = self._files[self._docnames[doc]]
         text = path.read_text(encoding="utf-8", errors="replace")
         if path.suffix == ".ipynb":
-            text = notebook_markdown(text, path.name)
+            try:
+                text = notebook_markdown(text, path.relative_to(self.docs).as_posix())
+            except NotebookError as exc:
+                raise LayoutError(str(exc)) from exc
         if path.suffix == ".rst":
             headings, toctrees = list(REST_TITLE.finditer(text)), list(_REST_TOCTREE.finditer(text))
         else:

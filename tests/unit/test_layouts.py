@@ -549,6 +549,15 @@ def test_odd_configurations_and_notebooks_read_without_crashing(tmp_path: Path) 
     assert "```\nx = 1\n```" in plan.chunks[0].text
 
 
+def test_a_broken_notebook_in_a_sphinx_projects_toctree_is_a_clear_error(tmp_path: Path) -> None:
+    root = write_book(tmp_path / "docs", {
+        "conf.py": 'extensions = ["myst_nb"]\n', "index.md": "# W\n\n```{toctree}\nanalysis\n```\n",
+        "analysis.ipynb": '{"cells": [\n',
+    })
+    with pytest.raises(LayoutError, match=r"analysis.ipynb:2: not a notebook"):
+        plan_book(root, "widgets")
+
+
 def test_a_jupyter_book_is_not_a_jekyll_site(tmp_path: Path) -> None:
     root = write_book(tmp_path / "book", {"_config.yml": "title: Book\n", "_toc.yml": "root: intro\n", "intro.md": "# Intro\n"})
     assert not isinstance(detect_layout(root), Jekyll)
