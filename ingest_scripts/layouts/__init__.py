@@ -33,7 +33,8 @@ under which module, at which URL, with which heading anchors.
   `{:toc}` and attribute lists; `exclude` honoured;
   just-the-docs' `parent` is the module and `nav_order` the order; anchors as GitHub's;
 - vitepress: a `.vitepress/config.*` folder (in the folder given or its `docs/`; pages under its
-  `srcDir`): `a/b.md` → `a/b.html` (`a/b` with `cleanUrls`), `a/index.md` → `a/`, anchors as
+  `srcDir`): the sidebar literal's order and groups (the configuration is read, never run),
+  `a/b.md` → `a/b.html` (`a/b` with `cleanUrls`), `a/index.md` → `a/`, anchors as
   VitePress's slugify makes them (`_1-step`, `cafe-deja-vu`); `[[toc]]` and Vue's `{{ … }}`
   outside code left out;
 - starlight: Astro's Starlight (`astro.config.*` naming `starlight`, pages under

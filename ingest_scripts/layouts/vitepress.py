@@ -24,6 +24,48 @@ def _vitepress_slug(text: str) -> str:
     return re.sub(r"^(\d)", r"_\1", text).lower()
 
 
+_SIDEBAR_TOKEN = re.compile(
+    r"""(?P<open>[{\[])|(?P<close>[}\]])|\b(?P<key>text|link|items)\s*:\s*(?:(?P<q>['"`])(?P<value>.*?)(?P=q))?"""
+)
+
+
+def _balanced(text: str, start: int) -> str:
+    """The bracketed value that opens at or after `start` (the sidebar's array or object)."""
+    opened = re.compile(r"[\[{]").search(text, start)
+    if opened is None:
+        return ""
+    depth = 0
+    for at in range(opened.start(), len(text)):
+        depth += {"[": 1, "{": 1, "]": -1, "}": -1}.get(text[at], 0)
+        if depth == 0:
+            return text[opened.start() : at + 1]
+    return text[opened.start() :]
+
+
+def sidebar_entries(config: str) -> list[tuple[str, str]]:
+    """(link, group) of each sidebar item that links a page, in order, from the configuration's
+    `sidebar` literal (`{ text: 'Guide', items: [{ text: 'Intro', link: '/intro' }] }`); the
+    group is the outermost item with `items` around it."""
+    found = re.search(r"\bsidebar\s*:", config)
+    if found is None:
+        return []
+    entries: list[tuple[str, str]] = []
+    stack: list[dict[str, str]] = []
+    for token in _SIDEBAR_TOKEN.finditer(_balanced(config, found.end())):
+        if token["open"] == "{":
+            stack.append({})
+        elif token["open"] == "[":
+            stack.append({"list": "1"})
+        elif token["close"] and stack:
+            item = stack.pop()
+            if "link" in item and "list" not in item:
+                groups = [o["text"] for o in stack if "items" in o and "text" in o]
+                entries.append((item["link"], groups[0] if groups else ""))
+        elif token["key"] and stack:
+            stack[-1][token["key"]] = token["value"] if token["value"] is not None else ""
+    return entries
+
+
 class VitePress(Layout):
     name = "vitepress"
 
@@ -37,6 +79,13 @@ class VitePress(Layout):
         docs = site / source_dir[1] if source_dir else site
         self.docs = docs if docs.is_dir() and docs.resolve().is_relative_to(root.resolve()) else site
         self.clean_urls = re.search(r"\bcleanUrls\s*:\s*true\b", text) is not None
+        self.order: list[str] = []  # pages (relative to `docs`) in the sidebar's order
+        self.modules: dict[str, str] = {}  # a page's sidebar group
+        for link, group in sidebar_entries(text):
+            rel = _page_of(link)
+            if rel not in self.modules:
+                self.order.append(rel)
+                self.modules[rel] = group
 
     @staticmethod
     def _config(site: Path) -> Path | None:
@@ -47,8 +96,15 @@ class VitePress(Layout):
         return VitePress._config(root) is not None or VitePress._config(root / "docs") is not None
 
     def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
+        """The source folder's pages, those the sidebar links first in its order."""
         inside = [p for p in files if p.is_relative_to(self.docs)]
-        return inside, [p for p in files if p not in inside]
+        position = {rel: i for i, rel in enumerate(self.order)}
+        ordered = sorted(inside, key=lambda p: position.get(p.relative_to(self.docs).as_posix(), len(position)))
+        return ordered, [p for p in files if p not in inside]
+
+    def module_of(self, rel: str) -> str | None:
+        """The sidebar group that links the page; else, as for other sites, its folder's title."""
+        return self.modules.get(rel) or None
 
     def url_path(self, rel: str, front_matter: dict) -> str:
         path = PurePosixPath(rel)
@@ -68,3 +124,11 @@ class VitePress(Layout):
         """Without `[[toc]]` and Vue's `{{ … }}` interpolations, which VitePress renders (code
         is shown as written)."""
         return _VUE_OUTSIDE_CODE.sub(lambda match: match[1] or "", source)
+
+
+def _page_of(link: str) -> str:
+    """The markdown file a sidebar link opens: `/guide/` → `guide/index.md`, `/intro` → `intro.md`."""
+    path = link.split("#", 1)[0].split("?", 1)[0].lstrip("/")
+    if not path or path.endswith("/"):
+        return f"{path}index.md"
+    return re.sub(r"\.(?:md|html)$", "", path) + ".md"

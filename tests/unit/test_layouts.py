@@ -367,14 +367,17 @@ VITEPRESS_SITE = {
 def test_a_vitepress_site_links_to_pages_and_anchors_of_its_real_build(tmp_path: Path, clean_urls: bool) -> None:
     # Built inside VitePress's own folder, where Node finds the package.
     with tempfile.TemporaryDirectory(dir=GENERATORS, prefix="site-") as where:
-        config = 'export default { title: "Widgets", srcDir: "src"%s }\n' % (", cleanUrls: true" if clean_urls else "")
+        sidebar = "[{ text: 'Basics', items: [{ text: 'Guide', link: '/guide/' }, { text: 'Start', link: '/guide/Getting Started' }] }]"
+        config = 'export default { title: "Widgets", srcDir: "src"%s, themeConfig: { sidebar: %s } }\n' % (
+            ", cleanUrls: true" if clean_urls else "", sidebar
+        )
         root = write_book(Path(where), {**VITEPRESS_SITE, "docs/.vitepress/config.mjs": config})
         assert isinstance(detect_layout(root), VitePress) and isinstance(detect_layout(root / "docs"), VitePress)
         plan = plan_book(root, "widgets")
         ext = "" if clean_urls else ".html"
-        assert [(p.source_path, p.title, p.url) for p in plan.pages] == [
-            ("docs/src/guide/Getting Started.md", "Getting Started", f"/guide/Getting%20Started{ext}"),
-            ("docs/src/guide/index.md", "Guide", "/guide/"),
+        assert [(p.source_path, p.title, p.module, p.url) for p in plan.pages] == [  # the sidebar's order and groups
+            ("docs/src/guide/index.md", "Guide", "Basics", "/guide/"),
+            ("docs/src/guide/Getting Started.md", "Getting Started", "Basics", f"/guide/Getting%20Started{ext}"),
         ]
         assert sorted(plan.skipped_files) == ["README.md", "docs/src/index.md"]
         subprocess.run([str(GENERATORS / "node_modules" / ".bin" / "vitepress"), "build", str(root / "docs")],
