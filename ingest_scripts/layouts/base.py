@@ -87,6 +87,20 @@ def from_site_root(path: str) -> str:
     return path if path.startswith("/") else f"/{path}"
 
 
+def bracketed(text: str, start: int) -> str:
+    """The bracketed value that opens at or after `start` in a configuration written as code
+    (a sidebar's array or object), read as text, never run."""
+    opened = re.compile(r"[\[{]").search(text, start)
+    if opened is None:
+        return ""
+    depth = 0
+    for at in range(opened.start(), len(text)):
+        depth += {"[": 1, "{": 1, "]": -1, "}": -1}.get(text[at], 0)
+        if depth == 0:
+            return text[opened.start() : at + 1]
+    return text[opened.start() :]
+
+
 def published_files(root: Path, suffixes: tuple[str, ...]) -> Iterator[Path]:
     """The files with these suffixes a site publishes: `_`-prefixed and hidden paths (Docusaurus
     partials, Sphinx's `_static` and `_sources`) and node_modules are left out."""

@@ -1,15 +1,55 @@
 """Astro Starlight sites from their sources: content ids slugged as Astro makes them."""
 
 import math
+import re
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from ingest_scripts.layouts.base import Layout
+from ingest_scripts.layouts.base import Layout, bracketed
 from ingest_scripts.markdown import split_front_matter
 from ingest_scripts.permalinks import slugify
 
 _ASTRO_CONFIGS = ("astro.config.mjs", "astro.config.ts", "astro.config.mts", "astro.config.js", "astro.config.cjs")
 _STARLIGHT_CONTENT = Path("src/content/docs")
+
+
+_SIDEBAR_TOKEN = re.compile(
+    r"""(?P<open>[{\[])|(?P<close>[}\]])|\b(?P<key>label|slug|link|items|directory)\s*:\s*"""
+    r"""(?:(?P<q>['"`])(?P<value>.*?)(?P=q))?|(?P<bare>['"`])(?P<page>[^'"`\n]*)(?P=bare)"""
+)
+
+
+def sidebar_entries(config: str) -> list[tuple[str, str, bool]]:
+    """(page slug or folder, group, is a folder) in the order of the `sidebar` literal passed to
+    `starlight(…)`: items `{ label, slug }` or `{ label, link }`, bare slugs ('guides/intro'),
+    and `autogenerate: { directory }` groups; the group is the outermost `label` with `items`
+    or `autogenerate` around it."""
+    found = re.search(r"\bsidebar\s*:", config)
+    if found is None:
+        return []
+    entries: list[tuple[str, str, bool]] = []
+    stack: list[dict[str, str]] = []
+
+    def group() -> str:
+        labels = [o["label"] for o in stack if ("items" in o or "autogenerate" in o) and "label" in o]
+        return labels[0] if labels else ""
+
+    for token in _SIDEBAR_TOKEN.finditer(bracketed(config, found.end())):
+        if token["open"]:
+            stack.append({"list": "1"} if token["open"] == "[" else {})
+        elif token["close"] and stack:
+            item = stack.pop()
+            page = item.get("slug") or item.get("link")
+            if page is not None and "list" not in item:
+                entries.append((page, group(), False))
+            if "directory" in item and stack:
+                stack[-1]["autogenerate"] = item["directory"]
+                entries.append((item["directory"], group(), True))
+        elif token["key"] and stack:
+            stack[-1][token["key"]] = token["value"] if token["value"] is not None else ""
+        elif token["page"] is not None and stack and "list" in stack[-1]:
+            entries.append((token["page"], group(), False))  # a bare slug in an items list
+    return entries
 
 
 class Starlight(Layout):
@@ -21,6 +61,11 @@ class Starlight(Layout):
         self.docs = content if content.is_dir() else root  # the content folder given directly
         self.order: dict[str, float] = {}  # a page's `sidebar.order`, read by pages()
         self.folder_titles: dict[str, str] = {}  # a folder's index page title, read by pages()
+        project = self._project(root)
+        configs = [project / name for name in _ASTRO_CONFIGS if (project / name).is_file()] if project else []
+        config = configs[0].read_text(encoding="utf-8", errors="replace") if configs else ""
+        self.sidebar = sidebar_entries(config)  # the pages' and folders' order and groups
+        self.groups: dict[str, str] = {}  # a page's sidebar group, read by pages()
 
     @staticmethod
     def _project(root: Path) -> Path | None:
@@ -40,29 +85,43 @@ class Starlight(Layout):
         return Starlight._project(root) is not None
 
     def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
-        """The content folder's pages, by `sidebar.order` (unordered after), then by path."""
+        """The content folder's pages: those the sidebar lists in its order (a folder it
+        autogenerates at its place), then the others; within a folder by `sidebar.order`
+        (unordered after), then by path."""
         inside = [p for p in files if p.is_relative_to(self.docs)]
+        slugs: dict[Path, str] = {}
         for path in inside:
             rel = path.relative_to(self.docs)
             front_matter, _ = split_front_matter(
                 path.read_text(encoding="utf-8", errors="replace"), path.relative_to(self.root).as_posix()
             )
+            slugs[path] = self.page_id(rel.as_posix(), front_matter)
             sidebar = front_matter.get("sidebar")
             order = sidebar.get("order") if isinstance(sidebar, dict) else None
             if isinstance(order, int | float) and not isinstance(order, bool):
                 self.order[rel.as_posix()] = order
             if rel.stem == "index" and front_matter.get("title"):
                 self.folder_titles[rel.parent.as_posix()] = str(front_matter["title"])
+        listed: dict[Path, int] = {}
+        for position, (target, group, folder) in enumerate(self.sidebar):
+            target = target.strip("/")
+            for path, slug in slugs.items():
+                if path not in listed and (slug == target or (folder and slug.startswith(f"{target}/"))):
+                    listed[path] = position
+                    self.groups[path.relative_to(self.docs).as_posix()] = group
 
         def place(path: Path) -> tuple:
             rel = path.relative_to(self.docs)
-            return (rel.parent.parts, self.order.get(rel.as_posix(), math.inf), rel.as_posix())
+            return (listed.get(path, len(self.sidebar)), rel.parent.parts, self.order.get(rel.as_posix(), math.inf), rel.as_posix())
 
         return sorted(inside, key=place), [p for p in files if p not in inside]
 
     def module_of(self, rel: str) -> str | None:
-        """A folder's index page title, else the folder's name, as Starlight's autogenerated
-        sidebar labels its group; pages at the top of the content have none."""
+        """The sidebar group that lists the page; else its folder's index page title, else the
+        folder's name, as Starlight's autogenerated sidebar labels its group; pages at the top
+        of the content have none."""
+        if self.groups.get(rel):
+            return self.groups[rel]
         folder = PurePosixPath(rel).parent
         return "" if not folder.parts else self.folder_titles.get(folder.as_posix(), folder.name)
 

@@ -5,7 +5,7 @@ import unicodedata
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from ingest_scripts.layouts.base import Layout
+from ingest_scripts.layouts.base import Layout, bracketed
 from ingest_scripts.permalinks import HeadingSlugger
 
 _VITEPRESS_CONFIGS = tuple(  # as VitePress 1 looks for them, a config/ folder first
@@ -29,19 +29,6 @@ _SIDEBAR_TOKEN = re.compile(
 )
 
 
-def _balanced(text: str, start: int) -> str:
-    """The bracketed value that opens at or after `start` (the sidebar's array or object)."""
-    opened = re.compile(r"[\[{]").search(text, start)
-    if opened is None:
-        return ""
-    depth = 0
-    for at in range(opened.start(), len(text)):
-        depth += {"[": 1, "{": 1, "]": -1, "}": -1}.get(text[at], 0)
-        if depth == 0:
-            return text[opened.start() : at + 1]
-    return text[opened.start() :]
-
-
 def sidebar_entries(config: str) -> list[tuple[str, str]]:
     """(link, group) of each sidebar item that links a page, in order, from the configuration's
     `sidebar` literal (`{ text: 'Guide', items: [{ text: 'Intro', link: '/intro' }] }`); the
@@ -51,7 +38,7 @@ def sidebar_entries(config: str) -> list[tuple[str, str]]:
         return []
     entries: list[tuple[str, str]] = []
     stack: list[dict[str, str]] = []
-    for token in _SIDEBAR_TOKEN.finditer(_balanced(config, found.end())):
+    for token in _SIDEBAR_TOKEN.finditer(bracketed(config, found.end())):
         if token["open"] == "{":
             stack.append({})
         elif token["open"] == "[":

@@ -561,6 +561,27 @@ def test_a_broken_notebook_in_a_sphinx_projects_toctree_is_a_clear_error(tmp_pat
         plan_book(root, "widgets")
 
 
+def test_a_starlight_sidebar_gives_the_order_and_groups_its_real_build_accepts() -> None:
+    sidebar = (
+        "sidebar: [{ label: 'Start here', items: ['guide/configure', { label: 'Moved', slug: 'elsewhere/here' }] },"
+        " { label: 'Everything else', autogenerate: { directory: 'guide' } }]"
+    )
+    config = STARLIGHT["astro.config.mjs"].replace("title: 'Widgets' }", f"title: 'Widgets', {sidebar} }}")
+    with tempfile.TemporaryDirectory(dir=GENERATORS, prefix="site-") as where:
+        root = write_book(Path(where), {**STARLIGHT, "astro.config.mjs": config})
+        plan = plan_book(root, "widgets")
+        assert [(p.source_path, p.module) for p in plan.pages] == [
+            ("src/content/docs/Guide/configure.md", "Start here"),
+            ("src/content/docs/Guide/moved.md", "Start here"),
+            ("src/content/docs/Guide/Getting Started.md", "Everything else"),
+            ("src/content/docs/index.md", ""),
+        ]
+        # Starlight refuses a sidebar that names a page it does not have: the slugs are its own.
+        subprocess.run([str(GENERATORS / "node_modules" / ".bin" / "astro"), "build", "--root", str(root)],
+                       check=True, capture_output=True, cwd=root)
+        assert anchors_in_build(plan, root / "dist") >= 5
+
+
 def test_a_jupyter_book_is_not_a_jekyll_site(tmp_path: Path) -> None:
     root = write_book(tmp_path / "book", {"_config.yml": "title: Book\n", "_toc.yml": "root: intro\n", "intro.md": "# Intro\n"})
     assert not isinstance(detect_layout(root), Jekyll)
