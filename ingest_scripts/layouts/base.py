@@ -87,6 +87,15 @@ def from_site_root(path: str) -> str:
     return path if path.startswith("/") else f"/{path}"
 
 
+def listed_first(files: list[Path], docs: Path, order: list[str]) -> tuple[list[Path], list[Path]]:
+    """The files under `docs`, those `order` lists (paths relative to `docs`: a nav, a sidebar)
+    first and in its order; and the files outside `docs`."""
+    inside = [p for p in files if p.is_relative_to(docs)]
+    position = {rel: i for i, rel in enumerate(order)}
+    ordered = sorted(inside, key=lambda p: position.get(p.relative_to(docs).as_posix(), len(position)))
+    return ordered, [p for p in files if p not in inside]
+
+
 def bracketed(text: str, start: int) -> str:
     """The bracketed value that opens at or after `start` in a configuration written as code
     (a sidebar's array or object), read as text, never run."""

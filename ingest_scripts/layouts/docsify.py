@@ -6,7 +6,7 @@ import re
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from ingest_scripts.layouts.base import Layout
+from ingest_scripts.layouts.base import Layout, listed_first
 from ingest_scripts.permalinks import HeadingSlugger
 
 _DOCSIFY = re.compile(r"\$docsify|docsify(?:@[\w.^~-]+)?/lib/docsify(?:\.min)?\.js", re.IGNORECASE)
@@ -61,8 +61,7 @@ class Docsify(Layout):
 
     def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
         """The sidebar's pages in its order, then the others (Docsify renders any file linked)."""
-        position = {rel: i for i, rel in enumerate(self.order)}
-        return sorted(files, key=lambda p: position.get(p.relative_to(self.root).as_posix(), len(position))), []
+        return listed_first(files, self.root, self.order)
 
     def module_of(self, rel: str) -> str | None:
         return self.modules.get(rel) or None

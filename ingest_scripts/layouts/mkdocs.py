@@ -4,7 +4,7 @@ import re
 import unicodedata
 from pathlib import Path, PurePosixPath
 
-from ingest_scripts.layouts.base import Layout, read_yaml
+from ingest_scripts.layouts.base import Layout, listed_first, read_yaml
 from ingest_scripts.permalinks import HeadingSlugger
 
 
@@ -62,10 +62,8 @@ class MkDocs(Layout):
                     self.modules[target.removeprefix("./")] = module
 
     def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
-        inside = [p for p in files if p.is_relative_to(self.docs)]
-        position = {rel: i for i, rel in enumerate(self.order)}
-        ordered = sorted(inside, key=lambda p: position.get(p.relative_to(self.docs).as_posix(), len(position)))
-        return ordered, [p for p in files if p not in inside]
+        """The docs folder's pages, those `nav` lists first in its order."""
+        return listed_first(files, self.docs, self.order)
 
     def module_of(self, rel: str) -> str | None:
         return self.modules.get(rel)

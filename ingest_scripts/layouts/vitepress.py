@@ -5,7 +5,7 @@ import unicodedata
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from ingest_scripts.layouts.base import Layout, bracketed
+from ingest_scripts.layouts.base import Layout, bracketed, listed_first
 from ingest_scripts.permalinks import HeadingSlugger
 
 _VITEPRESS_CONFIGS = tuple(  # as VitePress 1 looks for them, a config/ folder first
@@ -84,10 +84,7 @@ class VitePress(Layout):
 
     def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
         """The source folder's pages, those the sidebar links first in its order."""
-        inside = [p for p in files if p.is_relative_to(self.docs)]
-        position = {rel: i for i, rel in enumerate(self.order)}
-        ordered = sorted(inside, key=lambda p: position.get(p.relative_to(self.docs).as_posix(), len(position)))
-        return ordered, [p for p in files if p not in inside]
+        return listed_first(files, self.docs, self.order)
 
     def module_of(self, rel: str) -> str | None:
         """The sidebar group that links the page; else, as for other sites, its folder's title."""
