@@ -96,9 +96,35 @@ def listed_first(files: list[Path], docs: Path, order: list[str]) -> tuple[list[
     return ordered, [p for p in files if p not in inside]
 
 
-def bracketed(text: str, start: int) -> str:
-    """The bracketed value that opens at or after `start` in a configuration written as code
-    (a sidebar's array or object), read as text, never run."""
+_SIDEBAR_TOKEN = re.compile(
+    r"""(?P<open>[{\[])|(?P<close>[}\]])|\b(?P<key>\w+)\s*:\s*(?:(?P<q>['"`])(?P<value>.*?)(?P=q))?"""
+    r"""|(?P<bare>['"`])(?P<string>[^'"`\n]*)(?P=bare)"""
+)
+_LIST = "["  # marks a list among the objects around an item (no key is named so)
+
+
+def sidebar_items(config: str) -> Iterator[tuple[dict[str, str], list[dict[str, str]]]]:
+    """The items of the `sidebar` literal in a configuration written as code (VitePress's,
+    Starlight's), read as text, never run, in order: each object as it closes, as its
+    `key: 'value'` pairs (`key: {…}` or `[…]` as ""), and each string alone in a list as
+    {"": string}; with the objects around it, outermost first."""
+    found = re.search(r"\bsidebar\s*:", config)
+    stack: list[dict[str, str]] = []
+    for token in _SIDEBAR_TOKEN.finditer(_bracketed(config, found.end()) if found else ""):
+        if token["open"]:
+            stack.append({_LIST: ""} if token["open"] == "[" else {})
+        elif token["close"] and stack:
+            item = stack.pop()
+            if _LIST not in item:
+                yield item, [o for o in stack if _LIST not in o]
+        elif token["key"] and stack:
+            stack[-1][token["key"]] = token["value"] if token["value"] is not None else ""
+        elif token["string"] is not None and stack and _LIST in stack[-1]:
+            yield {"": token["string"]}, [o for o in stack if _LIST not in o]
+
+
+def _bracketed(text: str, start: int) -> str:
+    """The bracketed value that opens at or after `start` (a sidebar's array or object)."""
     opened = re.compile(r"[\[{]").search(text, start)
     if opened is None:
         return ""

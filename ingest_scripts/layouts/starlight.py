@@ -1,11 +1,10 @@
 """Astro Starlight sites from their sources: content ids slugged as Astro makes them."""
 
 import math
-import re
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from ingest_scripts.layouts.base import Layout, bracketed
+from ingest_scripts.layouts.base import Layout, sidebar_items
 from ingest_scripts.markdown import split_front_matter
 from ingest_scripts.permalinks import slugify
 
@@ -13,42 +12,20 @@ _ASTRO_CONFIGS = ("astro.config.mjs", "astro.config.ts", "astro.config.mts", "as
 _STARLIGHT_CONTENT = Path("src/content/docs")
 
 
-_SIDEBAR_TOKEN = re.compile(
-    r"""(?P<open>[{\[])|(?P<close>[}\]])|\b(?P<key>label|slug|link|items|directory)\s*:\s*"""
-    r"""(?:(?P<q>['"`])(?P<value>.*?)(?P=q))?|(?P<bare>['"`])(?P<page>[^'"`\n]*)(?P=bare)"""
-)
-
-
 def sidebar_entries(config: str) -> list[tuple[str, str, bool]]:
     """(page slug or folder, group, is a folder) in the order of the `sidebar` literal passed to
     `starlight(…)`: items `{ label, slug }` or `{ label, link }`, bare slugs ('guides/intro'),
     and `autogenerate: { directory }` groups; the group is the outermost `label` with `items`
     or `autogenerate` around it."""
-    found = re.search(r"\bsidebar\s*:", config)
-    if found is None:
-        return []
     entries: list[tuple[str, str, bool]] = []
-    stack: list[dict[str, str]] = []
-
-    def group() -> str:
-        labels = [o["label"] for o in stack if ("items" in o or "autogenerate" in o) and "label" in o]
-        return labels[0] if labels else ""
-
-    for token in _SIDEBAR_TOKEN.finditer(bracketed(config, found.end())):
-        if token["open"]:
-            stack.append({"list": "1"} if token["open"] == "[" else {})
-        elif token["close"] and stack:
-            item = stack.pop()
-            page = item.get("slug") or item.get("link")
-            if page is not None and "list" not in item:
-                entries.append((page, group(), False))
-            if "directory" in item and stack:
-                stack[-1]["autogenerate"] = item["directory"]
-                entries.append((item["directory"], group(), True))
-        elif token["key"] and stack:
-            stack[-1][token["key"]] = token["value"] if token["value"] is not None else ""
-        elif token["page"] is not None and stack and "list" in stack[-1]:
-            entries.append((token["page"], group(), False))  # a bare slug in an items list
+    for item, around in sidebar_items(config):
+        labels = [o["label"] for o in around if ("items" in o or "autogenerate" in o) and "label" in o]
+        group = labels[0] if labels else ""
+        page = next((item[key] for key in ("slug", "link", "") if key in item), None)
+        if page is not None:
+            entries.append((page, group, False))
+        if "directory" in item and around:
+            entries.append((item["directory"], group, True))
     return entries
 
 

@@ -5,7 +5,7 @@ import unicodedata
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from ingest_scripts.layouts.base import Layout, bracketed, listed_first
+from ingest_scripts.layouts.base import Layout, listed_first, sidebar_items
 from ingest_scripts.permalinks import HeadingSlugger
 
 _VITEPRESS_CONFIGS = tuple(  # as VitePress 1 looks for them, a config/ folder first
@@ -24,32 +24,15 @@ def _vitepress_slug(text: str) -> str:
     return re.sub(r"^(\d)", r"_\1", text).lower()
 
 
-_SIDEBAR_TOKEN = re.compile(
-    r"""(?P<open>[{\[])|(?P<close>[}\]])|\b(?P<key>text|link|items)\s*:\s*(?:(?P<q>['"`])(?P<value>.*?)(?P=q))?"""
-)
-
-
 def sidebar_entries(config: str) -> list[tuple[str, str]]:
     """(link, group) of each sidebar item that links a page, in order, from the configuration's
     `sidebar` literal (`{ text: 'Guide', items: [{ text: 'Intro', link: '/intro' }] }`); the
     group is the outermost item with `items` around it."""
-    found = re.search(r"\bsidebar\s*:", config)
-    if found is None:
-        return []
     entries: list[tuple[str, str]] = []
-    stack: list[dict[str, str]] = []
-    for token in _SIDEBAR_TOKEN.finditer(bracketed(config, found.end())):
-        if token["open"] == "{":
-            stack.append({})
-        elif token["open"] == "[":
-            stack.append({"list": "1"})
-        elif token["close"] and stack:
-            item = stack.pop()
-            if "link" in item and "list" not in item:
-                groups = [o["text"] for o in stack if "items" in o and "text" in o]
-                entries.append((item["link"], groups[0] if groups else ""))
-        elif token["key"] and stack:
-            stack[-1][token["key"]] = token["value"] if token["value"] is not None else ""
+    for item, around in sidebar_items(config):
+        if "link" in item:
+            groups = [o["text"] for o in around if "items" in o and "text" in o]
+            entries.append((item["link"], groups[0] if groups else ""))
     return entries
 
 
