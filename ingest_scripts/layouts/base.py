@@ -2,7 +2,7 @@
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal, get_args
 from urllib.parse import quote
@@ -16,8 +16,7 @@ LayoutName = Literal[
     "plain", "html",
 ]
 LAYOUTS: tuple[LayoutName, ...] = get_args(LayoutName)
-# Text set aside (as "\0<n>\0") while the markup around it is taken out of a page.
-KEPT = re.compile(r"\0(\d+)\0")
+_SET_ASIDE = re.compile(r"\0(\d+)\0")  # text set aside while the markup around it goes
 SUFFIXES = {
     "markdown": (".md", ".mdx"),
     "HTML": (".html", ".htm"),
@@ -80,6 +79,27 @@ class Plain(Layout):
 
     def url_path(self, rel: str, front_matter: dict) -> str:
         return "/" + quote(rel)  # "my notes.md" → /my%20notes.md, as a browser asks for it
+
+
+def without_markup(
+    source: str, kept: re.Pattern[str], shown: Callable[[re.Match[str]], str], strip: Callable[[str], str]
+) -> str:
+    """`strip(source)` with what `kept` matches set aside first (each shown as `shown(match)`):
+    what a generator shows as written (Liquid's raw blocks, Hugo's escaped shortcodes) is not
+    markup the stripping takes out."""
+    aside: list[str] = []
+
+    def set_aside(match: re.Match[str]) -> str:
+        aside.append(shown(match))
+        return f"\0{len(aside) - 1}\0"
+
+    return _SET_ASIDE.sub(lambda match: aside[int(match[1])], strip(kept.sub(set_aside, source)))
+
+
+def number(value: object) -> float | None:
+    """A front matter value that orders pages (`weight`, `nav_order`, `sidebar.order`), None
+    for anything else (a string, a boolean)."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def from_site_root(path: str) -> str:

@@ -8,12 +8,13 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
 from ingest_scripts.layouts.base import (
-    KEPT,
     SUFFIXES,
     Layout,
     LayoutError,
     from_site_root,
+    number,
     read_yaml,
+    without_markup,
 )
 from ingest_scripts.markdown import split_front_matter
 
@@ -98,9 +99,8 @@ class Hugo(Layout):
             rel = path.relative_to(self.docs)
             if path.stem == "_index":
                 return (rel.parent.parts, 0, 0, "")
-            weight = front[path].get("weight")
-            weighted = isinstance(weight, int | float) and not isinstance(weight, bool) and weight != 0
-            return (_section_of(rel).parts, 1, weight if weighted else math.inf, rel.as_posix())
+            weight = number(front[path].get("weight"))
+            return (_section_of(rel).parts, 1, weight or math.inf, rel.as_posix())  # 0 is unweighted
 
         return sorted(inside, key=place), [p for p in files if p not in inside]
 
@@ -139,16 +139,12 @@ class Hugo(Layout):
         """Shortcodes out: Hugo replaces them with what their templates make, which the
         markdown does not hold; a paired one's inner text stays, `highlight` becomes a fenced
         block, and an escaped one (`{{</* note */>}}`) shows as written."""
-        escaped: list[str] = []
-
-        def kept(match: re.Match[str]) -> str:
-            escaped.append("{{" + match[1] + match[2] + match[3] + "}}")
-            return f"\0{len(escaped) - 1}\0"
-
-        source = _ESCAPED_SHORTCODE.sub(kept, source)
-        source = _HIGHLIGHT.sub(lambda match: f"```{match[1]}\n{match[2]}\n```", source)
-        source = _SHORTCODE.sub("", source)
-        return KEPT.sub(lambda match: escaped[int(match[1])], source)
+        return without_markup(
+            source,
+            _ESCAPED_SHORTCODE,
+            lambda match: "{{" + match[1] + match[2] + match[3] + "}}",
+            lambda rest: _SHORTCODE.sub("", _HIGHLIGHT.sub(lambda match: f"```{match[1]}\n{match[2]}\n```", rest)),
+        )
 
 
 def _sanitized(part: str) -> str:

@@ -7,12 +7,13 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
 from ingest_scripts.layouts.base import (
-    KEPT,
     SUFFIXES,
     Layout,
     LayoutError,
+    number,
     published_files,
     read_yaml,
+    without_markup,
 )
 from ingest_scripts.markdown import split_front_matter
 
@@ -135,8 +136,7 @@ class Jekyll(Layout):
 
         def place(path: Path) -> tuple:
             rel = path.relative_to(self.root).as_posix()
-            order = self.front_matter[rel].get("nav_order")
-            if isinstance(order, int | float) and not isinstance(order, bool):
+            if (order := number(self.front_matter[rel].get("nav_order"))) is not None:
                 return (0, order, rel)
             return (2 if path in special else 1, 0, rel)  # posts and collections after the pages
 
@@ -208,15 +208,11 @@ class Jekyll(Layout):
         `highlight` blocks are code, comments go with what they hold, other tags and output
         (`{% include … %}`, `{{ site.title }}`) leave nothing. kramdown's own markup
         (`{:toc}`, `{: .note}`) goes too."""
-        kept: list[str] = []
+        return without_markup(source, _LIQUID_RAW, lambda match: match[1], _without_liquid)
 
-        def keep(match: re.Match[str]) -> str:
-            kept.append(match[1])
-            return f"\0{len(kept) - 1}\0"
 
-        source = _LIQUID_RAW.sub(keep, source)
-        source = _LIQUID_COMMENT.sub("", source)
-        source = _LIQUID_HIGHLIGHT.sub(lambda match: f"```{match[1]}\n{match[2]}\n```", source)
-        source = _LIQUID.sub("", source)
-        source = _KRAMDOWN.sub(lambda match: match[1] or "", source)
-        return KEPT.sub(lambda match: kept[int(match[1])], source)
+def _without_liquid(source: str) -> str:
+    source = _LIQUID_COMMENT.sub("", source)
+    source = _LIQUID_HIGHLIGHT.sub(lambda match: f"```{match[1]}\n{match[2]}\n```", source)
+    source = _LIQUID.sub("", source)
+    return _KRAMDOWN.sub(lambda match: match[1] or "", source)

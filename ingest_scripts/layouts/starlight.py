@@ -4,7 +4,7 @@ import math
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
-from ingest_scripts.layouts.base import Layout, sidebar_items
+from ingest_scripts.layouts.base import Layout, number, sidebar_items
 from ingest_scripts.markdown import split_front_matter
 from ingest_scripts.permalinks import slugify
 
@@ -74,8 +74,7 @@ class Starlight(Layout):
             )
             slugs[path] = self.page_id(rel.as_posix(), front_matter)
             sidebar = front_matter.get("sidebar")
-            order = sidebar.get("order") if isinstance(sidebar, dict) else None
-            if isinstance(order, int | float) and not isinstance(order, bool):
+            if (order := number(sidebar.get("order") if isinstance(sidebar, dict) else None)) is not None:
                 self.order[rel.as_posix()] = order
             if rel.stem == "index" and front_matter.get("title"):
                 self.folder_titles[rel.parent.as_posix()] = str(front_matter["title"])
