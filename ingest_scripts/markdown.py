@@ -147,20 +147,23 @@ _FRONT_MATTER_KEY = re.compile(r"[A-Za-z_][\w-]*:(\s|$)")
 def split_front_matter(source: str, source_path: str) -> tuple[dict, int]:
     """Returns the front matter and the character offset where the body starts: YAML between
     `---` lines, or TOML between `+++` lines (Hugo's)."""
-    if source.startswith("+++"):
-        return _toml_front_matter(source, source_path)
-    if not source.startswith("---"):
-        return {}, 0
-    match = re.compile(r"^---[ \t]*\r?$", re.MULTILINE).search(source, 3)
+    fence = source[:3]
     first_line_end = source.find("\n")
-    if first_line_end < 0 or source[3:first_line_end].strip():
+    if fence not in ("---", "+++") or first_line_end < 0 or source[3:first_line_end].strip():
         return {}, 0
-    if match is None:
+    closing = re.compile(rf"^{re.escape(fence)}[ \t]*\r?$", re.MULTILINE).search(source, first_line_end + 1)
+    if closing is None:
         # A page may open with a thematic break; one whose next line is a `key:` opened front matter.
-        if _FRONT_MATTER_KEY.match(source, first_line_end + 1):
-            raise FrontMatterError(f"{source_path}:1: front matter is never closed (no '---' line after it)")
+        if fence == "+++" or _FRONT_MATTER_KEY.match(source, first_line_end + 1):
+            raise FrontMatterError(f"{source_path}:1: front matter is never closed (no '{fence}' line after it)")
         return {}, 0
-    raw = source[first_line_end + 1 : match.start()]
+    raw = source[first_line_end + 1 : closing.start()]
+    data = _toml_mapping(raw, source_path) if fence == "+++" else _yaml_mapping(raw, source_path)
+    body_start = source.find("\n", closing.end())
+    return data, len(source) if body_start < 0 else body_start + 1
+
+
+def _yaml_mapping(raw: str, source_path: str) -> dict:
     try:
         data = yaml.safe_load(raw) or {}
     except yaml.YAMLError as exc:
@@ -170,23 +173,14 @@ def split_front_matter(source: str, source_path: str) -> tuple[dict, int]:
         raise FrontMatterError(f"{source_path}:{line}: front matter: {problem}") from exc
     if not isinstance(data, dict):
         raise FrontMatterError(f"{source_path}:2: front matter must be a mapping of keys")
-    body_start = source.find("\n", match.end())
-    return data, len(source) if body_start < 0 else body_start + 1
+    return data
 
 
-def _toml_front_matter(source: str, source_path: str) -> tuple[dict, int]:
-    first_line_end = source.find("\n")
-    if first_line_end < 0 or source[3:first_line_end].strip():
-        return {}, 0
-    match = re.compile(r"^\+\+\+[ \t]*\r?$", re.MULTILINE).search(source, first_line_end + 1)
-    if match is None:
-        raise FrontMatterError(f"{source_path}:1: front matter is never closed (no '+++' line after it)")
+def _toml_mapping(raw: str, source_path: str) -> dict:
     try:
-        data = tomllib.loads(source[first_line_end + 1 : match.start()])
+        return tomllib.loads(raw)
     except tomllib.TOMLDecodeError as exc:
         raise FrontMatterError(f"{source_path}: front matter: {exc}") from exc
-    body_start = source.find("\n", match.end())
-    return data, len(source) if body_start < 0 else body_start + 1
 
 
 def as_shown(markdown: str, references: frozenset[str] = frozenset()) -> str:
