@@ -38,15 +38,15 @@ class Starlight(Layout):
         self.docs = content if content.is_dir() else root  # the content folder given directly
         self.order: dict[str, float] = {}  # a page's `sidebar.order`, read by pages()
         self.folder_titles: dict[str, str] = {}  # a folder's index page title, read by pages()
-        project = self._project(root)
-        configs = [project / name for name in _ASTRO_CONFIGS if (project / name).is_file()] if project else []
-        config = configs[0].read_text(encoding="utf-8", errors="replace") if configs else ""
-        self.sidebar = sidebar_entries(config)  # the pages' and folders' order and groups
+        config = self._config(root)
+        config_text = config.read_text(encoding="utf-8", errors="replace") if config else ""
+        self.sidebar = sidebar_entries(config_text)  # the pages' and folders' order and groups
         self.groups: dict[str, str] = {}  # a page's sidebar group, read by pages()
 
     @staticmethod
-    def _project(root: Path) -> Path | None:
-        """The Astro project: the folder given, or the one whose src/content/docs it is."""
+    def _config(root: Path) -> Path | None:
+        """The configuration of the Astro project that uses Starlight: the folder given, or
+        the one whose src/content/docs it is."""
         for project in (root, *root.parents[2:3]):
             configs = [project / name for name in _ASTRO_CONFIGS if (project / name).is_file()]
             if (
@@ -54,12 +54,12 @@ class Starlight(Layout):
                 and (project == root or project / _STARLIGHT_CONTENT == root)
                 and "starlight" in configs[0].read_text(encoding="utf-8", errors="replace")
             ):
-                return project
+                return configs[0]
         return None
 
     @staticmethod
     def found(root: Path) -> bool:
-        return Starlight._project(root) is not None
+        return Starlight._config(root) is not None
 
     def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
         """The content folder's pages: those the sidebar lists in its order (a folder it
