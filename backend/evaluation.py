@@ -60,6 +60,7 @@ class EvalResult(BaseModel):
     id: str
     kind: Kind
     status: str
+    confidence: str = ""  # results written before confidence was recorded have none
     answer: str
     citations: list[CitedSource]
     latency_ms: float
@@ -91,6 +92,7 @@ async def run(engine: AnswerEngine, questions: Iterable[EvalQuestion]) -> list[E
                 id=q.id,
                 kind=q.kind,
                 status=answer.status,
+                confidence=answer.confidence,
                 answer=answer.text,
                 citations=[CitedSource.model_validate(c.model_dump()) for c in answer.citations],
                 latency_ms=round((time.perf_counter() - started) * 1000, 1),
@@ -113,8 +115,20 @@ def _rate(values: list[bool]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
+def right(q: EvalQuestion, r: EvalResult) -> bool:
+    """An answer given as found is right when its first citation hits the gold and it holds an
+    answer phrase (when the question has any); an answer to an unanswerable question never is."""
+    if q.kind not in CITING_KINDS or not r.citations:
+        return False
+    first = any(hits(g, r.citations[0]) for g in q.gold)
+    text = r.answer.lower()
+    return first and (not q.answer_phrases or any(p.lower() in text for p in q.answer_phrases))
+
+
 def score(questions: list[EvalQuestion], results: list[EvalResult]) -> dict[str, dict[str, float | None]]:
-    """Metrics per kind and overall, as defined in the eval README."""
+    """Metrics per kind and overall, as defined in the eval README, plus two precisions:
+    `found_precision`, the share of answers given as found that are right (see `right`), and
+    `high_precision`, the same share of answers shown with high confidence."""
     by_id = {r.id: r for r in results}
     rows: dict[str, dict[str, list[bool]]] = {}
     latencies: dict[str, list[float]] = {}
@@ -134,6 +148,10 @@ def score(questions: list[EvalQuestion], results: list[EvalResult]) -> dict[str,
                 metrics.setdefault("phrase_hit", []).append(any(p.lower() in text for p in q.answer_phrases))
             if q.kind == "unanswerable":
                 metrics.setdefault("abstention", []).append(r.status == "not_found" and not cited)
+            if r.status == "found":
+                metrics.setdefault("found_precision", []).append(right(q, r))
+            if r.confidence == "high":
+                metrics.setdefault("high_precision", []).append(right(q, r))
             if q.kind == "cross_lesson":
                 covered = [any(hits(g, c) for g in passage for c in cited) for passage in _passages(q.gold)]
                 metrics.setdefault("cross_lesson_coverage", []).append(all(covered))
