@@ -104,9 +104,13 @@ def ask(
             turns = TypeAdapter(list[Turn]).validate_json(history.read_text(encoding="utf-8"))
         except (OSError, ValidationError) as exc:
             raise fail(f"{history}: not a list of {{role, content}} turns ({exc})") from None
+    try:
+        asked = Question(text=question, selected_text=selection, history=turns)
+    except ValidationError as exc:
+        raise fail(f"the question cannot be asked: {exc.errors()[0]['msg']}") from None
     engine = _engine(book, data_dir)
     try:
-        answer = asyncio.run(engine.answer(Question(text=question, selected_text=selection, history=turns)))
+        answer = asyncio.run(engine.answer(asked))
     except SERVICE_ERRORS as exc:
         raise fail(str(exc)) from None
     out = Console()

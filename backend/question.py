@@ -7,16 +7,42 @@ import re
 import unicodedata
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from backend.retrieval import lexical
 from backend.retrieval.query import Query
 from backend.retrieval.sentences import QUESTION_WORD, scene_and_question
 
+# What one question may hold, at every entry point (HTTP, MCP, the console, questionnaires, the
+# CLI): the work an answer does grows with these lengths, so none may be unbounded.
+MAX_QUESTION = 2000  # a question, or a search query
+MAX_SELECTION = 5000
+MAX_SURROUNDING = 8000  # the page text around a selection; also an answer in the history
+MAX_HISTORY_TURNS = 20
+MAX_LESSON_ID = 500
+
+
+class QuestionTooLong(ValueError):
+    """A question, query or selection over its limit (a 400, or the MCP tool's error)."""
+
+
+def within_limit(text: str, limit: int, what: str) -> str:
+    """The text, if it is within `limit` characters (checked before anything reads it)."""
+    if len(text) > limit:
+        raise QuestionTooLong(f"{what} has {len(text):,} characters; at most {limit:,} are read")
+    return text
+
 
 class Turn(BaseModel):
     role: Literal["user", "assistant"]
-    content: str = Field(max_length=8000)
+    content: str = Field(max_length=MAX_SURROUNDING)
+
+    @model_validator(mode="after")
+    def _a_question_is_a_question(self) -> "Turn":
+        """A reader's earlier turn was a question: it is searched with the next one."""
+        if self.role == "user" and len(self.content) > MAX_QUESTION:
+            raise ValueError(f"a reader's turn has at most {MAX_QUESTION:,} characters, as a question does")
+        return self
 
 
 # Markup pasted or typed into a question ("<script>alert('hi')</script> What is URDF?") is not
@@ -41,11 +67,11 @@ def readable(text: str) -> str:
 class Question(BaseModel):
     """A reader's question with whatever context the page gave it; its text without markup."""
 
-    text: str
-    selected_text: str | None = None
-    surrounding_text: str | None = None
-    lesson_id: str | None = None
-    history: list[Turn] = Field(default_factory=list)
+    text: str = Field(max_length=MAX_QUESTION)
+    selected_text: str | None = Field(None, max_length=MAX_SELECTION)
+    surrounding_text: str | None = Field(None, max_length=MAX_SURROUNDING)
+    lesson_id: str | None = Field(None, max_length=MAX_LESSON_ID)
+    history: list[Turn] = Field(default_factory=list, max_length=MAX_HISTORY_TURNS)
 
     @field_validator("text")
     @classmethod

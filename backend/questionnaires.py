@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from backend.agent.agent import AnswerEngine
 from backend.engine import Library
 from backend.grounding.answer import Answer
-from backend.question import Question
+from backend.question import MAX_QUESTION, Question
 from backend.store import ResilientStore
 from backend.store.models import (
     Citation,
@@ -140,6 +140,11 @@ def new_questionnaire(book: str, name: str, column: str, data: bytes) -> tuple[Q
         QuestionnaireRow(position=number, cells=cells, question=" ".join(cells[index].split()))
         for number, cells in enumerate(table.rows, start=1)
     ]
+    if too_long := [row.position for row in rows if len(row.question) > MAX_QUESTION]:
+        raise QuestionnaireError(
+            f"the question of row {too_long[0]} is {len(rows[too_long[0] - 1].question):,} characters long"
+            f" ({len(too_long)} such rows); a question has at most {MAX_QUESTION:,}"
+        )
     return questionnaire, rows
 
 

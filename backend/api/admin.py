@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from backend.api.schemas import MAX_SURROUNDING, Problem, no_nul
 from backend.curated import CuratedError, changed_passages, cited_passages, new_curated
 from backend.insights import GAP_QUESTIONS, GapFinder, Gaps, Overview, overview
+from backend.question import MAX_QUESTION
 from backend.questionnaires import (
     ExportMode,
     QuestionnaireError,
@@ -34,11 +35,12 @@ from backend.questionnaires import (
     summary,
 )
 from backend.registry import Registry
+from backend.retrieval.index import BOOK_ID
 from backend.retrieval.models import Chunk
 from backend.store.models import CuratedAnswer, Questionnaire, QuestionnaireRow
 
 CONSOLE_PAGE = Path(__file__).with_name("console.html")
-Book = Annotated[str, PathParam(pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")]
+Book = Annotated[str, PathParam(pattern=BOOK_ID.pattern)]
 Days = Annotated[int, Query(ge=1, le=366, description="How many days back")]
 _bearer = HTTPBearer(auto_error=False, description="LECTERN_ADMIN_TOKEN, or a book's maintainer token")
 
@@ -318,7 +320,7 @@ class CuratedList(BaseModel):
 class CuratedInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    question: str = Field(min_length=1, max_length=2000)
+    question: str = Field(min_length=1, max_length=MAX_QUESTION)
     answer: str = Field(min_length=1, max_length=MAX_SURROUNDING)
     citations: list[str] = Field(min_length=1, max_length=20, description="Chunk ids of passages of this book")
 
@@ -331,7 +333,7 @@ def _passage(chunk: Chunk) -> Passage:
 
 
 @router.get("/books/{book}/passages")
-async def find_passages(request: Request, book: Book, q: Annotated[str, Query(min_length=1, max_length=2000)]) -> list[Passage]:
+async def find_passages(request: Request, book: Book, q: Annotated[str, Query(min_length=1, max_length=MAX_QUESTION)]) -> list[Passage]:
     """Passages of the book for a question, best first: what a curated answer may cite."""
     engine = await request.app.state.library.loaded_engine(book)
     found = await asyncio.to_thread(engine.retriever.search, q, 8)

@@ -9,8 +9,8 @@ MCP tool errors, never a crash.
 """
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -23,9 +23,16 @@ from backend.api.errors import DEPENDENCY_ERRORS, dependency_error
 from backend.api.search import SearchResult, find_passages
 from backend.config import Settings
 from backend.engine import Library
-from backend.question import Question, readable
+from backend.question import (
+    MAX_QUESTION,
+    MAX_SELECTION,
+    Question,
+    QuestionTooLong,
+    readable,
+    within_limit,
+)
 from backend.registry import Registry
-from backend.retrieval.index import BookNotIngested
+from backend.retrieval.index import BOOK_ID, BookNotIngested
 
 
 class Cited(BaseModel):
@@ -61,6 +68,8 @@ def book_server(library: Library, settings: Settings, registry: Registry | None 
     def book_of(book: str | None, ctx: Context) -> str:
         """The book asked about, if this client may ask it (over HTTP: the registry's rules)."""
         chosen = book or settings.book
+        if not BOOK_ID.match(chosen):
+            raise ToolError("book must be a book id: lower-case letters, digits, '-' and '_', at most 63")
         headers = ctx.headers  # None over stdio: a local client the user started
         if headers is not None:
             problem = reader_problem(registry, settings, chosen, headers.get("origin"), headers.get("x-reader-token"))
@@ -72,7 +81,8 @@ def book_server(library: Library, settings: Settings, registry: Registry | None 
     async def search_book(ctx: Context, query: str, limit: int = 8, book: str | None = None) -> list[SearchResult]:
         """Passages of the book for `query`, best first, with module, lesson, section, url and
         the passage's sentence nearest the query (highlights are character ranges in it)."""
-        text = readable(query)
+        with _argument_errors():
+            text = readable(within_limit(query, MAX_QUESTION, "query"))
         if not text:
             raise ToolError("query must have some text")
         if not 1 <= limit <= 20:
@@ -86,11 +96,15 @@ def book_server(library: Library, settings: Settings, registry: Registry | None 
     ) -> BookAnswer:
         """The book's grounded answer to `question` (optionally about a passage the reader
         selected): its text, status (found / partial / not_found), confidence and citations."""
-        if not readable(question):
+        with _argument_errors():
+            within_limit(question, MAX_QUESTION, "question")
+            within_limit(selected_text or "", MAX_SELECTION, "selected_text")
+        asked = Question(text=question, selected_text=selected_text)
+        if not asked.text:
             raise ToolError("question must have some text")
         async with _book_errors():
             engine = await library.loaded_engine(book_of(book, ctx))
-            answer = await engine.answer(Question(text=question, selected_text=selected_text))
+            answer = await engine.answer(asked)
         return BookAnswer(answer=answer.text, status=answer.status, confidence=answer.confidence, citations=[
             Cited(number=c.number, module=c.module, lesson=c.lesson, section=c.section, url=c.url,
                   excerpt=c.excerpt, page=c.page)
@@ -125,6 +139,16 @@ def book_server(library: Library, settings: Settings, registry: Registry | None 
         return "\n".join(lines)
 
     return server
+
+
+@contextmanager
+def _argument_errors() -> Iterator[None]:
+    """An argument over its limit is refused before anything reads it: the same limits as the
+    HTTP API's (backend/question.py)."""
+    try:
+        yield
+    except QuestionTooLong as exc:
+        raise ToolError(str(exc)) from None
 
 
 @asynccontextmanager

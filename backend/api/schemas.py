@@ -6,12 +6,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from backend.question import Turn, readable
-
-MAX_QUERY = 2000
-MAX_SELECTION = 5000
-MAX_SURROUNDING = 8000
-MAX_HISTORY_TURNS = 20
+from backend.question import (
+    MAX_HISTORY_TURNS,
+    MAX_LESSON_ID,
+    MAX_QUESTION,
+    MAX_SELECTION,
+    MAX_SURROUNDING,
+    Turn,
+    readable,
+)
+from backend.retrieval.index import BOOK_ID
 
 
 def no_nul(value: object) -> object:
@@ -26,13 +30,13 @@ def no_nul(value: object) -> object:
 class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(min_length=1, max_length=MAX_QUERY, description="The reader's question.")
+    query: str = Field(min_length=1, max_length=MAX_QUESTION, description="The reader's question.")
     selected_text: str | None = Field(None, max_length=MAX_SELECTION)
     surrounding_text: str | None = Field(None, max_length=MAX_SURROUNDING)
-    lesson_id: str | None = Field(None, max_length=500)
+    lesson_id: str | None = Field(None, max_length=MAX_LESSON_ID)
     conversation_history: list[Turn] = Field(default_factory=list, max_length=MAX_HISTORY_TURNS)
     conversation_id: str | None = Field(None, max_length=100, pattern=r"^[A-Za-z0-9_-]+$")
-    book: str | None = Field(None, pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")
+    book: str | None = Field(None, pattern=BOOK_ID.pattern)
 
     _no_nul = field_validator("*")(no_nul)
 

@@ -13,8 +13,9 @@ from backend.api.schemas import Problem, no_nul, public_url
 from backend.config import Settings
 from backend.engine import Library
 from backend.grounding.citations import excerpt, located
-from backend.question import readable
+from backend.question import MAX_QUESTION, readable
 from backend.retrieval import lexical
+from backend.retrieval.index import BOOK_ID
 
 _WORD = re.compile(r"\w+(?:['’.-]\w+)*")
 
@@ -22,8 +23,8 @@ _WORD = re.compile(r"\w+(?:['’.-]\w+)*")
 class SearchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(min_length=1, max_length=2000, description="What to look for.")
-    book: str | None = Field(None, pattern=r"^[a-z0-9][a-z0-9_-]{0,62}$")
+    query: str = Field(min_length=1, max_length=MAX_QUESTION, description="What to look for.")
+    book: str | None = Field(None, pattern=BOOK_ID.pattern)
     limit: int = Field(8, ge=1, le=20)
 
     _no_nul = field_validator("*")(no_nul)

@@ -89,14 +89,31 @@ def name_words(name: str) -> list[str]:
     return re.findall(r"[A-Za-z]+|\d+[a-z]*", _CAMEL_HUMP.sub(" ", name))
 
 
-def weighted_share(asked: Iterable[str], present: Iterable[str], idf: Callable[[str], float]) -> float:
-    """The IDF-weighted share of the `asked` terms that `present` holds (0 when none asked).
+class Weights:
+    """The IDF weights of the terms a text asks for, looked up and summed once: the share of
+    them that a window or a heading holds then costs what its own few terms cost, however long
+    the question (a search scores hundreds of windows against the same question).
     Summed exactly (fsum): a set's order changes with the process's string hashing, and a float
     sum in another order can differ in its last bit, which broke ties between windows
     differently from one run to the next."""
-    asked, present = frozenset(asked), frozenset(present)
-    total = math.fsum(idf(t) for t in asked)
-    return math.fsum(idf(t) for t in asked & present) / total if total else 0.0
+
+    def __init__(self, asked: Iterable[str], idf: Callable[[str], float]):
+        self.weights = {term: idf(term) for term in frozenset(asked)}
+        self.total = math.fsum(self.weights.values())
+
+    def share(self, present: Iterable[str]) -> float:
+        """The IDF-weighted share of the asked terms that `present` holds (0 when none asked)."""
+        if not self.total:
+            return 0.0
+        held = present if isinstance(present, frozenset | set) else frozenset(present)
+        if len(held) < len(self.weights):
+            return math.fsum(self.weights[t] for t in held if t in self.weights) / self.total
+        return math.fsum(weight for t, weight in self.weights.items() if t in held) / self.total
+
+
+def weighted_share(asked: Iterable[str], present: Iterable[str], idf: Callable[[str], float]) -> float:
+    """The IDF-weighted share of the `asked` terms that `present` holds (0 when none asked)."""
+    return Weights(asked, idf).share(present)
 
 
 @lru_cache(maxsize=100_000)

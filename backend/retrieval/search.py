@@ -398,12 +398,13 @@ class Retriever:
         windows = rank_windows(asked, sentences, corpus.idf, 3 * EVIDENCE_WINDOWS, given)
         if not windows:
             return Evidence()
+        asked_weights, own_weights = lexical.Weights(asked, corpus.idf), lexical.Weights(own, corpus.idf)
         for window in windows:
             terms = corpus.terms_of(window.chunk_id)
-            window.lexical = _read_in_passage(window.lexical, lexical.weighted_share(asked, terms, corpus.idf))
+            window.lexical = _read_in_passage(window.lexical, asked_weights.share(terms))
             if context and own:  # "Why?" has no words of its own: all of them choose
-                said = lexical.weighted_share(own, window.terms, corpus.idf)
-                window.own = _read_in_passage(said, lexical.weighted_share(own, terms, corpus.idf))
+                said = own_weights.share(window.terms)
+                window.own = _read_in_passage(said, own_weights.share(terms))
         semantic = corpus.semantic_scores(cosines)
         for window in windows:
             window.semantic = float(semantic[corpus.row[window.chunk_id]])

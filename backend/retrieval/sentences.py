@@ -532,8 +532,8 @@ def rank_windows(
 ) -> list[Window]:
     """The `limit` windows that contain most of the query's (IDF-weighted) terms, counting the
     terms `given` by their passage (by chunk id) as contained."""
-    unique = frozenset(query_terms)
-    if sum(idf(t) for t in unique) <= 0:
+    weights = lexical.Weights(query_terms, idf)
+    if weights.total <= 0:
         return []
     windows: list[Window] = []
     for i, first in enumerate(sentences):
@@ -546,11 +546,9 @@ def rank_windows(
         if not members:  # a lone lead-in says nothing without what follows it
             continue
         present = frozenset().union(*(s.terms for s in members), (given or {}).get(first.chunk_id, ()))
-        windows.append(Window(first.chunk_id, members, lexical.weighted_share(unique, present, idf)))
+        windows.append(Window(first.chunk_id, members, weights.share(present)))
     # Of two windows with the same words, the one that opens with them goes on to explain.
-    windows.sort(
-        key=lambda w: (w.lexical, lexical.weighted_share(unique, w.sentences[0].terms, idf)), reverse=True
-    )
+    windows.sort(key=lambda w: (w.lexical, weights.share(w.sentences[0].terms)), reverse=True)
     return windows[:limit]
 
 

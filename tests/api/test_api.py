@@ -72,6 +72,9 @@ def test_stream_of_an_unanswerable_question(motors: TestClient) -> None:
         ({"query": "ok", "surprise": 1}, "surprise: unknown field"),
         ({"query": "ok", "selected_text": "y" * 5001}, "selected_text"),
         ({"query": "ok", "conversation_history": [{"role": "system", "content": "x"}]}, "conversation_history"),
+        # an earlier question is searched with the next one: no longer than a question
+        ({"query": "and then?", "conversation_history": [{"role": "user", "content": "why " * 501}]},
+         "a reader's turn has at most 2,000 characters"),
         ({}, "query: Field required"),
     ],
 )

@@ -45,10 +45,22 @@ async def exercise(client: Client, passages: set[str]) -> None:
         ("search_book", {"query": "servo", "limit": 500}, "limit must be between 1 and 20"),
         ("get_page", {"page": "/nowhere"}, "no page '/nowhere'"),
         ("search_book", {"query": "servo", "book": "nobook"}, "'nobook' has not been ingested"),
+        # the HTTP API's limits, refused before anything reads the text (900k characters of distinct
+        # words once cost 101 s of CPU in search_book and 39.5 s in answer_question)
+        ("search_book", {"query": distinct_words(900_000)}, "query has 900,000 characters; at most 2,000"),
+        ("answer_question", {"question": distinct_words(900_000)}, "question has 900,000 characters; at most 2,000"),
+        ("answer_question", {"question": "What is a servo?", "selected_text": "x" * 5001}, "at most 5,000"),
+        ("search_book", {"query": "servo", "book": "No Such Book! " * 10_000}, "book must be a book id"),
     ]:
         failed = await client.call_tool(name, arguments)
         assert failed.is_error and message in failed.content[0].text, failed.content[0].text
     assert (await client.call_tool("search_book", {"query": "servo"})).is_error is False  # still serving
+
+
+def distinct_words(length: int) -> str:
+    """Text of `length` characters made of words that never repeat (the costliest to score)."""
+    words = " ".join(f"w{number:x}" for number in range(length // 4))
+    return (words + " " * length)[:length]
 
 
 def passage_urls(data: Path) -> set[str]:

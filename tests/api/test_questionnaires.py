@@ -111,6 +111,8 @@ def test_autofill_review_and_export(motors_template: Path, tmp_path: Path, datab
     (b"Id,Question\n1,What?\n", "Prompt", "no column 'Prompt'; the columns are 'Id', 'Question'"),
     (("Question\n" + "What?\n" * 2001).encode(), "Question", "at most 2000"),
     (b"Question\nWhat\x00?\n", "Question", "NUL"),
+    (("Question\nWhat?\n" + "why " * 600 + "\n").encode(), "Question",
+     "the question of row 2 is 2,399 characters long (1 such rows); a question has at most 2,000"),
     (b",,,\n,,\n", "Question", "no cells with text"),
     (b"Question\n" + b"x" * 200_000 + b"\n", "Question", "not a readable CSV"),
 ])
