@@ -60,6 +60,9 @@ class Settings(BaseSettings):
         alias="LECTERN_CORS_ORIGINS",
     )
     top_k: int = Field(6, alias="LECTERN_TOP_K")
+    # The answer judge (backend/grounding/judge.py): the packaged one, or one learned on your own
+    # labelled questions with eval/train_judge.py.
+    judge: Path | None = Field(None, alias="LECTERN_JUDGE")
     # `lectern serve --watch`: the book's folder, re-ingested in the serving process on change.
     watch: Path | None = Field(None, alias="LECTERN_WATCH")
     base_url: str = Field("", alias="LECTERN_BASE_URL")  # citation links' origin when watching

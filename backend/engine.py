@@ -9,6 +9,7 @@ from qdrant_client import QdrantClient
 from backend.agent.agent import AnswerEngine
 from backend.agent.providers import ModelFactory
 from backend.config import Settings
+from backend.grounding.judge import PACKAGED, Judge
 from backend.retrieval import lexical
 from backend.retrieval.embeddings import Embedder, LocalEmbedder, make_embedder
 from backend.retrieval.index import BookIndex, BookNotIngested, IndexUnavailable, open_client
@@ -31,6 +32,7 @@ class Library:
         self.embedder = make_embedder(settings)
         self.models = ModelFactory(settings)
         self._engines: dict[tuple[str, str], AnswerEngine] = {}
+        self.judge = Judge.load(settings.judge or PACKAGED)
         self._reference: LocalEmbedder | None = None
         self._opening = threading.Lock()
 
@@ -58,7 +60,7 @@ class Library:
                 log.warning("book %r was embedded with %s and is asked with %s: run `lectern ingest` "
                             "again for the best matches", key[0], metadata["embedder"], embedder.name)
             retriever = Retriever(index, embedder, mode)
-            self._engines[key] = AnswerEngine(retriever, self.models, self.settings.top_k)
+            self._engines[key] = AnswerEngine(retriever, self.models, self.settings.top_k, self.judge)
         return self._engines[key]
 
     def _embedder_for(self, built_with: str | None) -> Embedder:

@@ -64,6 +64,7 @@ class EvalResult(BaseModel):
     answer: str
     citations: list[CitedSource]
     latency_ms: float
+    judgment: dict[str, float] | None = None  # the judge's signals and probabilities (eval/train_judge.py)
 
 
 def load_questions(path: Path) -> list[EvalQuestion]:
@@ -96,6 +97,8 @@ async def run(engine: AnswerEngine, questions: Iterable[EvalQuestion]) -> list[E
                 answer=answer.text,
                 citations=[CitedSource.model_validate(c.model_dump()) for c in answer.citations],
                 latency_ms=round((time.perf_counter() - started) * 1000, 1),
+                judgment={**answer.judgment.features, "answers": answer.judgment.answers,
+                          "right": answer.judgment.right} if answer.judgment else None,
             )
         )
     return results

@@ -16,6 +16,7 @@ from backend.agent.tools import TOOLS
 from backend.grounding import messages
 from backend.grounding.answer import Answer, book_overview, declined, ground, not_found, topics
 from backend.grounding.citations import CitationStream
+from backend.grounding.judge import Judge
 from backend.grounding.run import RunState
 from backend.question import HISTORY_EXCHANGES, Question, asks_about_the_text
 from backend.retrieval import lexical
@@ -34,10 +35,11 @@ class TextDelta:
 
 
 class AnswerEngine:
-    def __init__(self, retriever: Retriever, models: ModelFactory, top_k: int = 6):
+    def __init__(self, retriever: Retriever, models: ModelFactory, top_k: int = 6, judge: Judge | None = None):
         self.retriever = retriever
         self.models = models
         self.top_k = top_k
+        self.judge = judge or Judge.load()
 
     @property
     def model_name(self) -> str:
@@ -68,6 +70,10 @@ class AnswerEngine:
         citations = CitationStream(state.sources)
         raw = ""
         fed = 0  # how much of `raw` has gone through the citation stream
+        # An LLM's words are shown as it writes them and its answer judged at the end (a declined
+        # one is then replaced); the offline model writes its whole answer at once, so it is shown
+        # only once judged, and a declined one is never shown.
+        held: list[str] | None = None if self.models.writes_as_it_goes else []
         try:
             run = Runner.run_streamed(
                 agent,
@@ -84,7 +90,9 @@ class AnswerEngine:
                     if _may_be_declining(raw):
                         continue
                     delta, fed = citations.feed(raw[fed:]), len(raw)
-                    if delta:
+                    if delta and held is not None:
+                        held.append(delta)
+                    elif delta:
                         yield TextDelta(delta)
             if not fed:
                 raw = str(run.final_output or raw)
@@ -100,14 +108,16 @@ class AnswerEngine:
             ) from exc
         except (APITimeoutError, APIConnectionError, APIStatusError) as exc:
             raise ModelUnavailable(f"the answer model failed: {type(exc).__name__}") from exc
-        if not fed and not declined(raw):
-            delta = citations.feed(raw)
-            if delta:
+        rest = [citations.feed(raw) if not fed and not declined(raw) else "", citations.finish()]
+        for delta in filter(None, rest):
+            if held is not None:
+                held.append(delta)
+            else:
                 yield TextDelta(delta)
-        tail = citations.finish()
-        if tail:
-            yield TextDelta(tail)
-        yield ground(citations, raw, state)
+        answer = await asyncio.to_thread(ground, citations, raw, state, self.judge)  # the judge embeds the quote
+        if held and answer.status != "not_found":
+            yield TextDelta("".join(held))
+        yield answer
 
     def _fixed_answer(self, question: Question) -> Answer | None:
         """The book's topics for a question too broad to answer; its outline for "What does

@@ -3,8 +3,9 @@
 It plays the same game as an LLM: first it calls the agent's tools (a selection lookup when
 the reader selected text, then searches with a standalone query), then it reads their output
 and answers with the retrieved sentences that best answer the question, each followed by the
-ref of its passage. It writes no words of its own, so it cannot invent facts; when the
-evidence is too weak it declines with the NOT_IN_BOOK marker, as the instructions ask.
+ref of its passage. It writes no words of its own, so it cannot invent facts. It quotes the
+best it found however weak; whether that answers is the judge's to say (grounding/judge.py), as
+for any model's answer. It declines with the NOT_IN_BOOK marker only when nothing was found.
 """
 
 import json
@@ -235,14 +236,15 @@ class OfflineAnswerModel(Model):
             asked = frozenset(lexical.terms(self.question.text, compounds=False))
             near = _around_selection(context, selected, asked)
             windows = [{**w, "support": main["support"]} for w in near] + windows
+        # Whether the book answers is the judge's to say (grounding/judge.py), from what is quoted:
+        # the best windows are quoted however weak the search's support.
         main_windows: list[dict[str, Any]] = []
-        if main["support"] >= main["answerable"]:
-            floor = max(main["answerable"], main["support"] * NEAR_BEST)
-            for candidate in windows:
-                window = _short_of(candidate, main_windows)
-                new = window is not None and not any(_overlapping(window, c) for c in main_windows)
-                if window is not None and window["support"] >= floor and new:
-                    main_windows.append(window)
+        floor = main["support"] * NEAR_BEST
+        for candidate in windows:
+            window = _short_of(candidate, main_windows)
+            new = window is not None and not any(_overlapping(window, c) for c in main_windows)
+            if window is not None and window["support"] >= floor and new:
+                main_windows.append(window)
         # A window that speaks to every part of the question leads. Else a question that asks
         # several things is led by the window that best answers it whole (the search that read
         # all of it), and one that asks how topics relate (how X and Y connect) by its topics'

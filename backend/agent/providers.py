@@ -20,6 +20,7 @@ class ModelFactory:
     def __init__(self, settings: Settings):
         self.kind = settings.model
         self._client: AsyncOpenAI | None = None
+        self.writes_as_it_goes = self.kind != "offline"  # an LLM's words stream as it writes them
         if self.kind == "offline":
             self.name = OFFLINE_MODEL_NAME
             return

@@ -5,6 +5,7 @@ from pydantic import BaseModel
 
 from backend.grounding import messages
 from backend.grounding.citations import Citation, CitationStream, citation_of
+from backend.grounding.judge import Judge, Judgment
 from backend.grounding.run import RunState
 from backend.grounding.status import Confidence, Status, assess
 from backend.question import part_queries, scenes
@@ -29,28 +30,32 @@ class Answer(BaseModel):
     status: Status
     confidence: Confidence
     suggestions: list[Suggestion]
+    judgment: Judgment | None = None  # of a generated answer: the judge's signals and probability
 
 
 def declined(text: str) -> bool:
     return text.strip().startswith(messages.NOT_IN_BOOK_MARKER)
 
 
-def ground(stream: CitationStream, raw_text: str, state: RunState) -> Answer:
+def ground(stream: CitationStream, raw_text: str, state: RunState, judge: Judge) -> Answer:
     """`stream` has been fed the model's text (streamed or whole); `raw_text` is that text."""
     citations = stream.citations()
     calibration = state.retriever.calibration
+    judgment = judge.judge(state, stream)
     assessment = assess(
-        state.evidence.support, len(citations), declined(raw_text), calibration,
-        _answers_every_part(state, stream.text), state.evidence.one_page,
+        judgment, len(citations), declined(raw_text), judge.found_at, judge.high_at,
+        _answers_every_part(state, stream.text),
     )
     if assessment.status == "not_found":
         related = state.evidence.topical > calibration.off_topic_similarity
         suggestions = suggest(state) if related else []
         if not suggestions:  # no nearer to the book than everyday questions: say what it covers
-            return not_found(messages.OUT_OF_SCOPE, topics(state.retriever.corpus.pages))
-        if unmentioned := state.evidence.unmentioned:
-            return not_found(messages.NEVER_MENTIONED.format(names=" or ".join(unmentioned)), suggestions)
-        return not_found(messages.NOT_FOUND, suggestions, assessment.status)
+            answer = not_found(messages.OUT_OF_SCOPE, topics(state.retriever.corpus.pages))
+        elif unmentioned := state.evidence.unmentioned:
+            answer = not_found(messages.NEVER_MENTIONED.format(names=" or ".join(unmentioned)), suggestions)
+        else:
+            answer = not_found(messages.NOT_FOUND, suggestions, assessment.status)
+        return answer.model_copy(update={"judgment": judgment})
     text = stream.text.strip()
     if assessment.status == "partial":
         text = f"{text}\n\n*{messages.NEEDS_REVIEW_NOTE}*"
@@ -60,6 +65,7 @@ def ground(stream: CitationStream, raw_text: str, state: RunState) -> Answer:
         status=assessment.status,
         confidence=assessment.confidence,
         suggestions=[],
+        judgment=judgment,
     )
 
 

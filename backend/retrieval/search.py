@@ -81,6 +81,10 @@ class Evidence:
     # The search's best passages all come from one page, and so does its best window: the book
     # has a page about the question (its support is judged as calibration.py says).
     one_page: bool = False
+    similarity: dict[str, float] = field(default_factory=dict)  # passage read → its semantic score
+    # The best window's support before the checks of what the question asks for (a value of the
+    # asked kind, a way for a how-to, a name the book uses) found no window able to answer it.
+    measured: float = 0.0
 
 
 @dataclass
@@ -396,8 +400,10 @@ class Retriever:
         context = frozenset(asked).difference(own)
         given = {hit.chunk.id: corpus.terms_of(hit.chunk.id) & context for hit in hits}
         windows = rank_windows(asked, sentences, corpus.idf, 3 * EVIDENCE_WINDOWS, given)
+        semantic = corpus.semantic_scores(cosines)
+        similarity = {hit.chunk.id: float(semantic[corpus.row[hit.chunk.id]]) for hit in hits}
         if not windows:
-            return Evidence()
+            return Evidence(similarity=similarity)
         asked_weights, own_weights = lexical.Weights(asked, corpus.idf), lexical.Weights(own, corpus.idf)
         for window in windows:
             terms = corpus.terms_of(window.chunk_id)
@@ -405,9 +411,8 @@ class Retriever:
             if context and own:  # "Why?" has no words of its own: all of them choose
                 said = own_weights.share(window.terms)
                 window.own = _read_in_passage(said, own_weights.share(terms))
-        semantic = corpus.semantic_scores(cosines)
         for window in windows:
-            window.semantic = float(semantic[corpus.row[window.chunk_id]])
+            window.semantic = similarity[window.chunk_id]
         topical = float(semantic.max())
         kind = {hit.chunk.id: hit.chunk.kind for hit in hits}
         # A lesson says it in full; a summary or overview restates it: quote the lesson.
@@ -424,6 +429,7 @@ class Retriever:
             reverse=True,
         )
         best, support = max(((w, w.evidence(question)) for w in windows), key=lambda pair: pair[1])
+        measured = max(w.support for w in windows)  # before any window is found unable to answer
         if states_without_way(question, own, windows):
             support = CANNOT_ANSWER
         one_page = page is not None and corpus.chunks[corpus.row[best.chunk_id]].source_path == page
@@ -444,7 +450,7 @@ class Retriever:
             return [s for s in sentences if s.chunk_id == following.id][repeated:]
 
         windows = _distinct(_past_the_readers_words(windows, sentences, query.text, continued))
-        return Evidence(support, topical, windows, unmentioned, one_page)
+        return Evidence(support, topical, windows, unmentioned, one_page, similarity, measured)
 
 
 def _read_in_passage(said: float, passage: float) -> float:

@@ -126,24 +126,13 @@ def test_a_part_that_found_little_alone_searches_again_leaning_on_the_first_part
     assert model.next_tool_calls([whole, line, found], TOOLS) == []
 
 
-def test_it_declines_when_no_search_found_enough_support() -> None:
+def test_it_quotes_the_best_it_found_however_weak_and_declines_only_when_nothing_was_found() -> None:
+    """Whether a weak quote answers is the judge's to say (grounding/judge.py), as for any model."""
     model = OfflineAnswerModel(Question(text="What does a pizza oven cost?"))
     weak = search("What does a pizza oven cost?", WEAK, ("S1", "Ovens", "Ovens are hot.", WEAK))
-    assert model.compose([weak]) == NOT_IN_BOOK_MARKER
+    assert model.compose([weak]) == "Ovens are hot. [S1]"
+    assert model.compose([search("What does a pizza oven cost?", 0.0)]) == NOT_IN_BOOK_MARKER
     assert model.compose([]) == NOT_IN_BOOK_MARKER
-
-
-def test_enough_support_is_what_the_books_own_calibration_says() -> None:
-    """The same support answers on a book where chance scores little and is declined on one
-    where it scores more (retrieval/calibration.py measures each book at ingest)."""
-    model = OfflineAnswerModel(Question(text="How do I freeze a class?"))
-    window = ("S1", "Frozen", "Pass frozen=True to make instances immutable.", 0.3)
-    assert model.compose([search("How do I freeze a class?", 0.3, window, answerable=0.25)]) == (
-        "Pass frozen=True to make instances immutable. [S1]"
-    )
-    assert model.compose([search("How do I freeze a class?", 0.3, window, answerable=0.36)]) == (
-        NOT_IN_BOOK_MARKER
-    )
 
 
 def test_the_retry_answers_when_it_found_more_than_the_first_search() -> None:

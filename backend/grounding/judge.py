@@ -1,0 +1,145 @@
+"""Whether an answer is right: a judge learned from labelled questions, not a threshold per signal.
+
+The run already measures how strongly the book answers (retrieval/search.py: the best window's
+support, read against the book's own chance level from calibration.py; how near the book comes
+at all; whether the search found one page; names the book never uses) and what the answer
+quotes. The judge weighs those signals together with weights learned by logistic regression on
+the project's labelled question sets (`eval/train_judge.py`), in two models:
+- `answers`: the probability that the book answers the question. The answer is given at
+  `found_at` or above, the level that best told answerable questions from unanswerable ones on
+  books left out of the learning; below, the book is said not to answer and its nearest lessons
+  are suggested.
+- `right`: the probability that it also holds the fact (an answer phrase). An answer is shown
+  with high confidence at `high_at` or above, the level at which such answers were right at least
+  90% of the time (with 95% confidence) on books the model was not learned on; where no level
+  is, none is shown so.
+"""
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Self
+
+import numpy as np
+from pydantic import BaseModel
+
+from backend.grounding.citations import CitationStream
+from backend.grounding.run import RunState
+from backend.retrieval import lexical
+from backend.retrieval.embeddings import Embedder
+from backend.retrieval.sentences import scene_and_question
+
+PACKAGED = Path(__file__).with_name("judge.json")
+_MARKER = "["  # citations are renumbered "[1]" markers in the answer text
+RAREST = 2  # the ask's words that say most precisely what it is about
+
+# The signals, each the same scale on every book (support and nearness are read against the
+# book's own calibration).
+FEATURES = (
+    "support_above",  # the best window's support above the book's answerable level, in units of the
+    # distance from it to the confident level (0 at answerable, 1 at confident)
+    "cannot_answer",  # the search found windows, but none that gives what the ask asks for (a
+    # value of the asked kind, a way for a how-to): support was measured, then set to none
+    "nearness_above",  # the best passage's similarity above what everyday questions reach on this book
+    "one_page",  # the search's best passages and window are all on one page
+    "unmentioned",  # the ask names something the book never mentions
+    "lead_similarity",  # the first cited passage's similarity to the question (book-relative)
+    "lead_share",  # the share of the ask's (IDF-weighted) words the first quote holds
+    "rarest_held",  # the share of the ask's two rarest words (IDF-weighted) the first cited passage
+    # holds: a question about what the book does not cover often shares all but its specific words
+    "lead_reading",  # the embedding model's similarity of the first quote to the ask: a quote that
+    # answers in other words than the question's
+    "answer_share",  # the same share for the whole answer
+    "pages_cited",  # how many pages the answer cites
+    "selection",  # the question is about a passage the reader selected
+    "followup",  # the question leans on earlier turns
+)
+
+
+class Judgment(BaseModel):
+    features: dict[str, float]
+    answers: float  # the probability that the book answers the question
+    right: float  # the probability that the answer also holds the fact
+
+
+@dataclass(frozen=True)
+class Logistic:
+    """A logistic model over FEATURES, standardised by the means and spreads it was learned with."""
+
+    weights: dict[str, float]
+    bias: float
+    means: dict[str, float]
+    spreads: dict[str, float]
+
+    def probability(self, features: dict[str, float]) -> float:
+        z = self.bias + sum(
+            self.weights[name] * (features[name] - self.means[name]) / (self.spreads[name] or 1.0)
+            for name in FEATURES
+        )
+        return 1 / (1 + math.exp(-max(min(z, 50.0), -50.0)))
+
+
+@dataclass(frozen=True)
+class Judge:
+    answers: Logistic
+    right: Logistic
+    found_at: float
+    high_at: float | None  # None: no level was found where such answers are right often enough
+
+    @classmethod
+    def load(cls, path: Path = PACKAGED) -> Self:
+        return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        return cls(Logistic(**data["answers"]), Logistic(**data["right"]), data["found_at"], data["high_at"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"answers": self.answers.__dict__, "right": self.right.__dict__,
+                "found_at": self.found_at, "high_at": self.high_at}
+
+    def judge(self, state: RunState, stream: CitationStream) -> Judgment:
+        features = signals(state, stream)
+        return Judgment(features=features, answers=round(self.answers.probability(features), 4),
+                        right=round(self.right.probability(features), 4))
+
+
+def signals(state: RunState, stream: CitationStream) -> dict[str, float]:
+    """The run's signals for the judge (FEATURES), from its evidence and the answer `stream`
+    carried (its text and citations)."""
+    citations, answer = stream.citations(), stream.text
+    evidence = state.evidence
+    calibration = state.retriever.calibration
+    corpus = state.retriever.corpus
+    answerable = calibration.answerable_for(evidence.one_page)
+    unit = max(calibration.confident - calibration.answerable, 1e-3)
+    question = state.question
+    ask = scene_and_question(question.text)[1] or question.text
+    ask_terms = lexical.terms(ask, compounds=False)
+    asked = lexical.Weights(ask_terms, corpus.idf)
+    rarest = lexical.Weights(sorted(set(ask_terms), key=lambda t: (-corpus.idf(t), t))[:RAREST], corpus.idf)
+    lead = answer.split(_MARKER, 1)[0].strip()
+    first = next((chunk_id for chunk_id, number in stream.numbers.items() if number == 1), None)
+    lead_similarity = state.similarity.get(first, 0.0) if first else 0.0
+    return {
+        "support_above": (evidence.support - answerable) / unit,
+        "cannot_answer": float(evidence.measured > evidence.support and not evidence.unmentioned),
+        "nearness_above": evidence.topical - calibration.off_topic_similarity,
+        "one_page": float(evidence.one_page),
+        "unmentioned": float(bool(evidence.unmentioned)),
+        "lead_similarity": lead_similarity,
+        "lead_share": asked.share(lexical.terms(lead, compounds=False)),
+        "rarest_held": rarest.share(corpus.terms_of(first)) if first else 0.0,
+        "lead_reading": _similarity(state.retriever.embedder, ask, lead) if lead else 0.0,
+        "answer_share": asked.share(lexical.terms(answer, compounds=False)),
+        "pages_cited": float(len({c.source_path for c in citations})),
+        "selection": float(bool(question.selected_text)),
+        "followup": float(bool(question.history)),
+    }
+
+
+def _similarity(embedder: Embedder, question: str, quote: str) -> float:
+    asked = np.asarray(embedder.embed_query(question))
+    quoted = np.asarray(embedder.embed_documents([quote])[0])
+    return float(asked @ quoted / max(float(np.linalg.norm(asked) * np.linalg.norm(quoted)), 1e-9))

@@ -1,0 +1,202 @@
+"""Learn the answer judge (backend/grounding/judge.py) from labelled question sets, and measure it
+leaving one book out.
+
+    python eval/train_judge.py SETS.tsv RESULTS_DIR [--write backend/grounding/judge.json]
+
+SETS.tsv: one line per question set, `name<TAB>questions.jsonl<TAB>book` (more columns are
+ignored); RESULTS_DIR/<name>.jsonl: that set's `lectern eval` results, which carry each answer's
+signals (`judgment`). The judge only decides status and confidence, never what is quoted, so a
+judge's figures on a set follow from the results without running the set again.
+
+Labels: `answers`, the book answers the question (it is not one of the set's unanswerable
+questions); `right` (backend/evaluation.py), the first citation is a gold page and the answer
+holds an answer phrase, never for an unanswerable question. Each is a logistic
+regression (L2, standardised signals). Its levels:
+- found_at: the level that best tells answerable questions from unanswerable ones, each class
+  weighed alike (Youden's J), on the training books' out-of-book probabilities;
+- high_at: the lowest level at which answers at or above it were right at least HIGH_PRECISION
+  of the time, measured on the training books' out-of-book probabilities (each training book
+  scored by a model learned without it), so the level holds on a book not learned on.
+Books are grouped by the work they hold: a PDF edition is its book's (`physical-ai-pdf` is
+`physical-ai`), so a book is never measured with its other edition learned.
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from backend.evaluation import CITING_KINDS, EvalQuestion, EvalResult, load_questions, right
+from backend.grounding.judge import FEATURES, Judge, Logistic
+
+L2 = 1.0  # the prior's weight: a standard normal prior on each standardised weight
+HIGH_PRECISION = 0.9
+WILSON_Z = 1.645  # one-sided 95%
+NEWTON_STEPS = 50
+
+
+class Sample:
+    def __init__(self, book: str, question: EvalQuestion, result: EvalResult):
+        assert result.judgment is not None
+        self.book, self.question, self.result = book, question, result
+        self.x = np.array([result.judgment[name] for name in FEATURES])
+        self.answers = question.kind in CITING_KINDS
+        self.right = right(question, result)
+
+
+def work_of(book: str) -> str:
+    return book.removesuffix("-pdf")
+
+
+def load(sets: Path, results: Path) -> tuple[list[Sample], dict[str, tuple[str, list[tuple[EvalQuestion, EvalResult]]]]]:
+    """Samples (answers the judge decides), and each set's book and questions with results."""
+    samples: list[Sample] = []
+    every: dict[str, tuple[str, list[tuple[EvalQuestion, EvalResult]]]] = {}
+    for line in sets.read_text().splitlines():
+        if not line.strip():
+            continue
+        name, questions_path, book = line.split("\t")[:3]
+        rows = (results / f"{name}.jsonl").read_text().splitlines()
+        by_id = {r.id: r for r in map(EvalResult.model_validate_json, rows)}
+        pairs = [(q, by_id[q.id]) for q in load_questions(Path(questions_path))]
+        every[name] = (book, pairs)
+        samples += [Sample(book, q, r) for q, r in pairs if r.judgment is not None]
+    return samples, every
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> Logistic:
+    """L2-regularised logistic regression by Newton's method, on standardised signals."""
+    means, spreads = x.mean(axis=0), x.std(axis=0)
+    spreads[spreads == 0] = 1.0
+    z = np.hstack([np.ones((len(x), 1)), (x - means) / spreads])
+    w = np.zeros(z.shape[1])
+    penalty = np.full(z.shape[1], L2)
+    penalty[0] = 0.0  # the bias is not shrunk
+    for _ in range(NEWTON_STEPS):
+        p = 1 / (1 + np.exp(-np.clip(z @ w, -50, 50)))
+        gradient = z.T @ (p - y) + penalty * w
+        hessian = (z * (p * (1 - p))[:, None]).T @ z + np.diag(penalty)
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return Logistic(
+        weights={name: round(float(v), 6) for name, v in zip(FEATURES, w[1:], strict=True)},
+        bias=round(float(w[0]), 6),
+        means={name: round(float(v), 6) for name, v in zip(FEATURES, means, strict=True)},
+        spreads={name: round(float(v), 6) for name, v in zip(FEATURES, spreads, strict=True)},
+    )
+
+
+def probabilities(model: Logistic, samples: list[Sample]) -> np.ndarray:
+    return np.array([model.probability(dict(zip(FEATURES, s.x, strict=True))) for s in samples])
+
+
+def found_level(probability: np.ndarray, answerable: np.ndarray) -> float:
+    """The level that best tells the questions the book answers from those it does not, each
+    class weighed alike (Youden's J: the share of answerable questions answered minus the share
+    of unanswerable ones answered, at its highest); answerable questions outnumber the others
+    several times in the sets, so plain accuracy would trade every declined unanswerable one away."""
+    levels = np.unique(probability)
+    gains = [(probability[answerable] >= t).mean() - (probability[~answerable] >= t).mean() for t in levels]
+    return float(levels[int(np.argmax(gains))])
+
+
+def high_level(probability: np.ndarray, right_answers: np.ndarray, found: np.ndarray) -> float | None:
+    """The lowest level at which the answers given at or above it are right at least
+    HIGH_PRECISION of the time, with 95% confidence (the one-sided Wilson lower bound of their
+    precision, so a handful of lucky answers at the very top sets no level); None when no level
+    is: no answer is then shown with high confidence."""
+    order = np.argsort(-probability)
+    kept = found[order]
+    p, r = probability[order][kept], right_answers[order][kept].astype(float)
+    n = np.arange(1, len(r) + 1)
+    share = np.cumsum(r) / n
+    z = WILSON_Z
+    lower = (share + z * z / (2 * n) - z * np.sqrt(share * (1 - share) / n + z * z / (4 * n * n))) / (1 + z * z / n)
+    holds = np.flatnonzero(lower >= HIGH_PRECISION)
+    return round(float(p[holds[-1]]), 4) if len(holds) else None
+
+
+def learn(samples: list[Sample]) -> Judge:
+    """The judge learned on these samples; its high level from out-of-book probabilities."""
+    x = np.array([s.x for s in samples])
+    answers = fit(x, np.array([s.answers for s in samples], float))
+    right_model = fit(x, np.array([s.right for s in samples], float))
+    works = sorted({work_of(s.book) for s in samples})
+    out_answers = np.zeros(len(samples))
+    out_right = np.zeros(len(samples))
+    for work in works:
+        inside = np.array([work_of(s.book) == work for s in samples])
+        rest = [s for s, i in zip(samples, inside, strict=True) if not i]
+        if not rest:
+            continue
+        xr = np.array([s.x for s in rest])
+        a = fit(xr, np.array([s.answers for s in rest], float))
+        r = fit(xr, np.array([s.right for s in rest], float))
+        held = [s for s, i in zip(samples, inside, strict=True) if i]
+        out_answers[inside] = probabilities(a, held)
+        out_right[inside] = probabilities(r, held)
+    found_at = found_level(out_answers, np.array([s.answers for s in samples]))
+    level = high_level(out_right, np.array([s.right for s in samples]), out_answers >= found_at)
+    return Judge(answers, right_model, round(found_at, 4), level)
+
+
+def decided(judge: Judge, result: EvalResult) -> EvalResult:
+    """The result as the judge would have given it: the same text and citations, or declined."""
+    if result.judgment is None:
+        return result
+    features = {name: result.judgment[name] for name in FEATURES}
+    answers, right_p = judge.answers.probability(features), judge.right.probability(features)
+    if result.status == "not_found" and not result.citations:  # the model itself declined
+        return result
+    if answers < judge.found_at or not result.citations:
+        return result.model_copy(update={"status": "not_found", "confidence": "not_found", "citations": [], "answer": ""})
+    status = "partial" if result.status == "partial" else "found"
+    high = judge.high_at is not None and right_p >= judge.high_at
+    confidence = "high" if high and status == "found" else "needs_review"
+    return result.model_copy(update={"status": status, "confidence": confidence})
+
+
+def metrics(rows: list[tuple[EvalQuestion, EvalResult]]) -> dict[str, float | None]:
+    from backend.evaluation import score
+
+    report = score([q for q, _ in rows], [r for _, r in rows])["all"]
+    return {k: report.get(k) for k in ("first_citation_hit", "phrase_hit", "false_abstention", "abstention",
+                                       "found_precision", "high_precision", "cross_lesson_coverage", "questions")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("sets", type=Path)
+    parser.add_argument("results", type=Path)
+    parser.add_argument("--write", type=Path, help="write the judge learned on every book here")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    samples, every = load(args.sets, args.results)
+    works = sorted({work_of(s.book) for s in samples})
+    judges = {work: learn([s for s in samples if work_of(s.book) != work]) for work in works}
+    report = {}
+    for name, (book, rows) in every.items():
+        judge = judges.get(work_of(book))
+        after = [(q, decided(judge, r)) for q, r in rows] if judge else rows
+        report[name] = {"as run": metrics(rows), "judged (book left out)": metrics(after)}
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        cols = ("first_citation_hit", "phrase_hit", "false_abstention", "abstention", "found_precision",
+                "high_precision")
+        print(f"{'set':22} {'':24} " + " ".join(f"{c[:12]:>12}" for c in cols))
+        for name, both in report.items():
+            for label, m in both.items():
+                print(f"{name:22} {label:24} " + " ".join(f"{'' if m[c] is None else m[c]:>12}" for c in cols))
+    if args.write:
+        judge = learn(samples)
+        args.write.write_text(json.dumps(judge.to_dict(), indent=1) + "\n")
+        print(f"wrote {args.write}: found at {judge.found_at}, high at {judge.high_at}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
