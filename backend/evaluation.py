@@ -1,6 +1,6 @@
 """`lectern eval`: run a question set through the answer engine and score it.
 
-Question format and metric definitions: ../shared/eval/README.md (summarised in docs/eval.md).
+Question format and metric definitions: ../shared/eval/README.md (summarised in docs/evaluation.md).
 """
 
 import json
