@@ -45,10 +45,10 @@ def test_ask_stream_and_follow_a_citation(page: Page, server: str) -> None:
     page.goto(f"{server}{LESSON}")
     page.get_by_test_id("launcher").click()
     expect(page.get_by_test_id("panel")).to_be_visible()
-    ask(page, "How often does a local costmap typically update?")
-    expect(page.get_by_test_id("message-user")).to_have_text("How often does a local costmap typically update?")
+    ask(page, "How fast does a 2D LiDAR scan?")
+    expect(page.get_by_test_id("message-user")).to_have_text("How fast does a 2D LiDAR scan?")
     answer = last_answer(page)
-    expect(answer).to_contain_text("5-10 Hz")
+    expect(answer).to_contain_text("10-40 times per second")
     citation = answer.get_by_test_id("citation").first
     expect(citation).to_contain_text("Depth Sensing")
     href = citation.get_attribute("href") or ""
