@@ -12,6 +12,7 @@ import asyncio
 import re
 import shutil
 import tempfile
+import unicodedata
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from ingest_scripts.pdf import PdfError, read_pdf
 from ingest_scripts.pipeline import IngestError, IngestReport, ingest, plan_book, write_whole
 
 ACCEPTED = (".md", ".txt", ".pdf")
+# Letters Unicode lists as default-ignorable: fonts draw nothing for them (Hangul fillers).
+_INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
 _NAME = re.compile(r"[\w][\w .()+-]{0,150}")
 UPLOADED = "uploads"  # the index metadata "sources" of a book built from its uploads
 
@@ -77,12 +80,10 @@ class Sources:
     async def add(self, book: str, name: str, data: bytes) -> Reindexed:
         """Stores the file (replacing one of that name) and re-indexes the book; a file that
         cannot be read, or that makes the book unreadable, is refused and nothing changes."""
-        _checked_name(name)
-        return await self._replace(book, name, data)
+        return await self._replace(book, source_name(name), data)
 
     async def remove(self, book: str, name: str) -> Reindexed:
-        _checked_name(name)
-        return await self._replace(book, name, None)
+        return await self._replace(book, source_name(name), None)
 
     async def _replace(self, book: str, name: str, data: bytes | None) -> Reindexed:
         """Puts `data` in place of the source `name` (None deletes it) and re-indexes the book;
@@ -133,12 +134,20 @@ class Sources:
                          problems=report.problems)
 
 
-def _checked_name(name: str) -> None:
-    if not _NAME.fullmatch(name) or Path(name).suffix.lower() not in ACCEPTED:
+def source_name(name: str) -> str:
+    """The name a source is kept under: composed Unicode (macOS writes names decomposed, "é" as
+    "e" and an accent), its suffix in lower case (a `.MD` is indexed as the `.md` it is). A name
+    of no visible letter or digit (a Hangul filler is a letter no font draws) is refused."""
+    name = unicodedata.normalize("NFC", name)
+    path = Path(name)
+    if not _NAME.fullmatch(name) or path.suffix.lower() not in ACCEPTED:
         raise SourcesError(
             f"{name!r}: a source is a file name (letters, digits, spaces, `.-_()+`) ending in "
             + ", ".join(ACCEPTED)
         )
+    if not any(char.isalnum() and char not in _INVISIBLE_LETTERS for char in path.stem):
+        raise SourcesError(f"{name!r}: a source's name needs a visible letter or digit before its suffix")
+    return path.stem + path.suffix.lower()
 
 
 def _check_readable(name: str, data: bytes) -> None:

@@ -91,6 +91,25 @@ def test_bad_uploads_are_refused_with_a_message_and_change_nothing(notes: TestCl
     assert notes.put("/api/admin/books/notes/sources/a.md", content=b"# a", headers={"Authorization": "Bearer no"}).status_code == 403
 
 
+def test_a_name_is_kept_as_it_is_indexed_whatever_its_case_or_unicode_form(notes: TestClient) -> None:
+    """`.MD` and `.Txt` were listed and never indexed; macOS writes names decomposed ("é" as "e"
+    and an accent), which was refused while the composed form was accepted; a name of a Hangul
+    filler (a letter no font draws) was accepted."""
+    upper = notes.put("/api/admin/books/notes/sources/Boiler.MD", content=BOILER, headers=TOKEN)
+    assert upper.status_code == 200 and upper.json()["pages"] == 1
+    decomposed = "Re\u0301sume\u0301 heating.Txt"  # "Résumé heating.Txt" as macOS writes it
+    text = notes.put(f"/api/admin/books/notes/sources/{decomposed}", content=HEATING.encode(), headers=TOKEN)
+    assert text.status_code == 200 and text.json()["pages"] == 2
+    listed = [f["name"] for f in notes.get("/api/admin/books/notes/sources", headers=TOKEN).json()["files"]]
+    assert listed == ["Boiler.md", "R\u00e9sum\u00e9 heating.txt"]
+    assert _ask(notes, "When are the radiators bled?")["status"] == "found"
+    invisible = notes.put("/api/admin/books/notes/sources/\u115f.md", content=b"# x\n\nText.\n", headers=TOKEN)
+    assert invisible.status_code == 400 and "visible letter or digit" in invisible.json()["detail"]
+    # deleting by the name as uploaded, or as kept, deletes the same file
+    assert notes.delete("/api/admin/books/notes/sources/Boiler.MD", headers=TOKEN).status_code == 200
+    assert notes.delete(f"/api/admin/books/notes/sources/{decomposed}", headers=TOKEN).status_code == 200
+
+
 def test_a_large_upload_gets_413_and_a_book_ingested_from_a_folder_gets_409(motors_template: Path, tmp_path: Path) -> None:
     data = copy_data_dir(motors_template, tmp_path / "data")
     with app_client(data, LECTERN_ADMIN_TOKEN="sources-token", LECTERN_MAX_UPLOAD_BYTES=1000) as client:
