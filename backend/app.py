@@ -14,7 +14,7 @@ from backend.api import admin, errors, files, health, logs, pages, sources
 from backend.api.chat import chat_router
 from backend.api.edge import BodyLimit, ForwardedFor, SecurityHeaders
 from backend.api.feedback import feedback_router
-from backend.api.limits import budget, make_limiter
+from backend.api.limits import budget, make_limiter, question_spender
 from backend.api.mcp import McpEndpoint, book_server
 from backend.api.search import search_router
 from backend.config import Settings, get_settings
@@ -92,7 +92,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(pages.router)
     app.include_router(files.router)
-    book_tools = book_server(library, settings, app.state.registry)
+    book_tools = book_server(library, settings, app.state.registry,
+                             question_spender(app.state.limiter, settings, app.state.registry))
     calls = budget(app.state.limiter, "mcp_calls", settings.rate_limit_search, settings.rate_limit_per_address)
     # host: the service answers on whatever name its proxy gives it; the MCP SDK's rebinding
     # guard for loopback hosts would refuse those.

@@ -41,7 +41,7 @@ class BookPolicy(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     origins: list[str] = Field(default_factory=list)
-    rate_limit: str | None = None  # questions per reader (session, else address) on this book
+    rate_limit: str | None = None  # questions per reader address on this book (chat and MCP alike)
     maintainer_token_sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
     reader_secret_env: str | None = None
 

@@ -21,6 +21,7 @@ from redis.retry import Retry
 from slowapi import Limiter
 
 from backend.config import Settings
+from backend.registry import Registry
 
 
 def client_address(request: Request) -> str:
@@ -74,13 +75,32 @@ def budget(limiter: Limiter, name: str, per_session: str, per_address: str | Non
 def spend_book_budget(limiter: Limiter, request: Request, book: str, rate: str) -> int | None:
     """Spends one of the reader's questions on `book` under the book's own limit (a registry
     setting, on top of the server-wide budgets); the seconds until it refills when it is spent,
-    else None. Runs in a worker thread: it may ask Redis."""
+    else None. Counted per address, not per session: a reader who sends a new session id with
+    every question gets no more of the book's questions. Runs in a worker thread: it may ask Redis."""
     strategy = limiter.limiter  # Redis, or this instance's memory when Redis is down
     for item in parse_many(rate):
-        keys = ("book", book, session_key(request))
+        keys = ("book", book, client_address(request))
         if not strategy.hit(item, *keys):
             return seconds_to_refill(limiter, item, keys)
     return None
+
+
+def question_spender(
+    limiter: Limiter, settings: Settings, registry: Registry | None
+) -> Callable[[Request, str], int | None]:
+    """What a question asked outside the chat routes (MCP's answer_question) spends: what a chat
+    question does, the reader's questions budget (RateLimitExceeded when it is spent) and the
+    book's own limit (the seconds to wait when it is spent, else None). Runs in a worker thread."""
+    questions = budget(limiter, "questions", settings.rate_limit, settings.rate_limit_per_address)
+
+    def spend(request: Request, book: str) -> int | None:
+        questions(request)
+        policy = registry.books.get(book) if registry else None
+        if policy is None or policy.rate_limit is None:
+            return None
+        return spend_book_budget(limiter, request, book, policy.rate_limit)
+
+    return spend
 
 
 def seconds_to_refill(limiter: Limiter, item: RateLimitItem, keys: Sequence[str]) -> int:

@@ -15,11 +15,17 @@ from contextlib import asynccontextmanager, contextmanager
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel
+from slowapi.errors import RateLimitExceeded
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from backend.api.access import reader_problem
-from backend.api.errors import DEPENDENCY_ERRORS, dependency_error
+from backend.api.errors import (
+    DEPENDENCY_ERRORS,
+    RATE_LIMITED,
+    dependency_error,
+    retry_after_seconds,
+)
 from backend.api.search import SearchResult, find_passages
 from backend.config import Settings
 from backend.engine import Library
@@ -60,7 +66,14 @@ class PageText(BaseModel):
     text: str
 
 
-def book_server(library: Library, settings: Settings, registry: Registry | None = None) -> MCPServer:
+def book_server(
+    library: Library,
+    settings: Settings,
+    registry: Registry | None = None,
+    spend_question: Callable[[Request, str], int | None] | None = None,
+) -> MCPServer:
+    """`spend_question` (over HTTP): what a question costs the reader, as in the chat
+    (limits.question_spender); stdio's client is local and spends nothing."""
     server = MCPServer("lectern", instructions=(
         f"Search and cite the book {settings.book!r} (or another book this server serves, by id). "
         "Answers come only from the book, with citations that link to the passage."))
@@ -102,8 +115,17 @@ def book_server(library: Library, settings: Settings, registry: Registry | None 
         asked = Question(text=question, selected_text=selected_text)
         if not asked.text:
             raise ToolError("question must have some text")
+        chosen = book_of(book, ctx)
+        request = ctx.request_context.request
+        if spend_question is not None and isinstance(request, Request):
+            try:
+                wait = await asyncio.to_thread(spend_question, request, chosen)
+            except RateLimitExceeded as exc:
+                wait = retry_after_seconds(request, exc)
+            if wait is not None:
+                raise ToolError(RATE_LIMITED.format(seconds=wait))
         async with _book_errors():
-            engine = await library.loaded_engine(book_of(book, ctx))
+            engine = await library.loaded_engine(chosen)
             answer = await engine.answer(asked)
         return BookAnswer(answer=answer.text, status=answer.status, confidence=answer.confidence, citations=[
             Cited(number=c.number, module=c.module, lesson=c.lesson, section=c.section, url=c.url,

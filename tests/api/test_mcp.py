@@ -120,3 +120,28 @@ def test_http_calls_follow_the_registry_and_the_limits(
         with pytest.raises(Exception):  # noqa: B017 (the SDK's own error for an HTTP 429)
             for _ in range(6):
                 asyncio.run(session({"X-Reader-Token": token}))
+
+
+def test_mcp_questions_spend_the_books_limit_and_the_readers_questions(
+    two_books: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A book limited to 3 questions a minute answered 40 of 40 over MCP, each with its own
+    session: MCP spent neither the book's limit nor the questions budget."""
+    monkeypatch.setenv("KITCHEN_READER_SECRET", READER_SECRET)
+    registry = tmp_path / "books.toml"
+    registry.write_text((two_books / "books.toml").read_text().replace('rate_limit = "30/minute"', 'rate_limit = "3/minute"'))
+    settings = app_settings(copy_data_dir(two_books / "data", tmp_path / "data"), LECTERN_BOOKS=registry)
+    with FakeServer(create_app(settings), **SERVER_OPTIONS) as server:
+
+        async def question(session: str) -> Any:
+            headers = {"X-Session-Id": session}
+            transport = streamable_http_client(f"{server.url}/mcp", http_client=httpx2.AsyncClient(headers=headers))
+            async with Client(transport) as client:
+                return await client.call_tool(
+                    "answer_question", {"question": "How does a servo hold its position?", "book": "motors"})
+
+        answered = [asyncio.run(question(f"reader-{n}")) for n in range(5)]
+        assert [a.is_error for a in answered] == [False, False, False, True, True]
+        assert "Too many questions" in answered[3].content[0].text
+        chat = httpx2.post(f"{server.url}/api/chat/query", json={"query": "What is a stepper?", "book": "motors"})
+        assert chat.status_code == 429  # the same book's limit, spent over MCP
