@@ -48,6 +48,9 @@ class Settings(BaseSettings):
     rate_limit_per_address: str = Field("300/hour", alias="LECTERN_RATE_LIMIT_PER_ADDRESS")
     rate_limit_feedback: str = Field("60/hour", alias="LECTERN_RATE_LIMIT_FEEDBACK")
     rate_limit_search: str = Field("600/hour", alias="LECTERN_RATE_LIMIT_SEARCH")
+    # Wrong maintainer tokens an address may send before the console refuses it for a while:
+    # enough for a mistyped token, far too few to guess one.
+    rate_limit_wrong_tokens: str = Field("10/minute", alias="LECTERN_RATE_LIMIT_WRONG_TOKENS")
     # Reverse proxies in front of the service that append the client's address to
     # X-Forwarded-For (1 on Railway, Fly or behind one nginx); 0 trusts no forwarded header.
     proxy_hops: int = Field(0, ge=0, le=10, alias="LECTERN_PROXY_HOPS")

@@ -19,6 +19,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from backend.api.limits import guessing
 from backend.api.schemas import MAX_SURROUNDING, Problem, no_nul
 from backend.curated import CuratedError, changed_passages, cited_passages, new_curated
 from backend.insights import GAP_QUESTIONS, GapFinder, Gaps, Overview, overview
@@ -71,15 +72,20 @@ def maintainer(
         who = Maintainer(every_book=True)
     else:
         who = Maintainer(every_book=False, books=frozenset(b for b, p in policies.items() if p.opened_by(token)))
-        if not who.books:
-            raise HTTPException(403, "That token does not open this console.")
+    wait = guessing(request.app.state.limiter, request, request.app.state.settings.rate_limit_wrong_tokens,
+                    wrong=not (who.every_book or who.books))
+    if wait is not None:
+        raise HTTPException(429, f"Too many wrong tokens from this address. Please try again in {wait} seconds.",
+                            headers={"Retry-After": str(wait)})
+    if not (who.every_book or who.books):
+        raise HTTPException(403, "That token does not open this console.")
     book = request.path_params.get("book")
     if book is not None and not who.opens(book):
         raise HTTPException(403, f"That token does not open the book {book!r}.")
     return who
 
 
-ERRORS = {401: {"model": Problem}, 403: {"model": Problem}, 404: {"model": Problem}}
+ERRORS = {401: {"model": Problem}, 403: {"model": Problem}, 404: {"model": Problem}, 429: {"model": Problem}}
 router = APIRouter(prefix="/api/admin", tags=["maintainers"], dependencies=[Depends(maintainer)], responses=ERRORS)
 page_router = APIRouter(include_in_schema=False)
 

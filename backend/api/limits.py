@@ -103,6 +103,21 @@ def question_spender(
     return spend
 
 
+def guessing(limiter: Limiter, request: Request, rate: str, wrong: bool) -> int | None:
+    """For a maintainer token from the request's address: the seconds to wait when the address
+    has sent `rate` wrong tokens already (a right one is refused too meanwhile, or guessing would
+    go on), else None; `wrong` counts this one. Runs in a worker thread: it may ask Redis."""
+    strategy = limiter.limiter
+    keys = ("wrong-token", client_address(request))
+    for item in parse_many(rate):
+        if not strategy.test(item, *keys):
+            return seconds_to_refill(limiter, item, keys)
+    if wrong:
+        for item in parse_many(rate):
+            strategy.hit(item, *keys)
+    return None
+
+
 def seconds_to_refill(limiter: Limiter, item: RateLimitItem, keys: Sequence[str]) -> int:
     """Whole seconds until the window of `item` for `keys` resets (at least 1), from the store."""
     reset, _ = limiter.limiter.get_window_stats(item, *keys)

@@ -30,6 +30,20 @@ def ask_and_vote(client: TestClient) -> None:
                                                "comment": "too vague"})
 
 
+def test_guessing_tokens_is_throttled_per_address(motors_template: Path, tmp_path: Path) -> None:
+    """Tokens could be guessed at 1,126 a second on one connection, never throttled. After the
+    address's wrong tokens are spent, every token is refused until the window resets (a right
+    one too, or guessing would go on: a right guess would still be told apart)."""
+    with console_for(copy_data_dir(motors_template, tmp_path / "d"), LECTERN_RATE_LIMIT_WRONG_TOKENS="3/minute") as client:
+        assert client.get("/api/admin/books", headers=AUTH).status_code == 200  # a right token costs nothing
+        codes = [client.get("/api/admin/books", headers={"Authorization": f"Bearer guess-{n}"}).status_code
+                 for n in range(5)]
+        assert codes == [403, 403, 403, 429, 429]
+        refused = client.get("/api/admin/books", headers=AUTH)
+        assert refused.status_code == 429 and 0 < int(refused.headers["retry-after"]) <= 60
+        assert "Too many wrong tokens" in refused.json()["detail"]
+
+
 @pytest.mark.parametrize("path", ["/api/admin/books", "/api/admin/books/motors/overview",
                                   "/api/admin/books/motors/gaps", "/api/admin/books/motors/interactions",
                                   "/api/admin/books/motors/questionnaires"])
