@@ -15,8 +15,10 @@ answers only requests that carry a reader token its host site signed with the bo
 
     token = f"{expires}.{hmac_sha256(secret, f'{book}.{expires}').hexdigest()}"
 
-with `expires` a Unix time, sent as the `X-Reader-Token` header (the widget's
-`data-reader-token`). Secrets stay in the environment; the file holds only names and hashes.
+with `expires` a Unix time at most a day ahead (a page signs one when it is served: a token
+that lives for years is a password that leaked), sent as the `X-Reader-Token` header (the
+widget's `data-reader-token`). Secrets stay in the environment; the file holds only names and
+hashes.
 """
 
 import hashlib
@@ -111,6 +113,7 @@ class Registry(BaseModel):
 
 
 _TOKEN = re.compile(r"[0-9]{1,12}\.[0-9a-f]{64}", re.ASCII)
+READER_TOKEN_LIFETIME_S = 24 * 3600
 
 
 def reader_token(secret: bytes, book: str, expires: int) -> str:
@@ -129,4 +132,6 @@ def reader_token_problem(token: str | None, secret: bytes, book: str) -> str | N
         return "The reader token is not valid for this book."
     if int(expires) < time.time():
         return "The reader token has expired: reload the page."
+    if int(expires) > time.time() + READER_TOKEN_LIFETIME_S:
+        return "The reader token expires more than a day ahead: the site must sign short-lived tokens."
     return None

@@ -78,6 +78,7 @@ def test_a_page_may_ask_only_the_books_of_its_site(server: TestClient) -> None:
     (kitchen_token(book="motors"), "not valid for this book"),
     (kitchen_token(secret="another-secret"), "not valid for this book"),
     (kitchen_token(expires_in=-60), "has expired"),
+    (kitchen_token(expires_in=999_999_999_999 - time.time()), "more than a day ahead"),
 ])
 def test_a_private_book_needs_a_valid_reader_token(server: TestClient, headers: dict[str, Any], message: str) -> None:
     refused = ask(server, "kitchen", "How is sourdough baked?", **headers)
