@@ -83,7 +83,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(SecurityHeaders)
     app.add_middleware(logs.RequestContext)
     app.add_middleware(ForwardedFor, hops=settings.proxy_hops)  # outermost: every layer sees the reader
-    app.include_router(chat_router(app.state.limiter, settings))
+    questions = budget(app.state.limiter, "questions", settings.rate_limit, settings.rate_limit_per_address)
+    app.include_router(chat_router(questions))
     app.include_router(feedback_router(app.state.limiter, settings))
     app.include_router(search_router(app.state.limiter, settings))
     app.include_router(admin.router)
@@ -93,7 +94,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(files.router)
     book_tools = book_server(library, settings, app.state.registry,
-                             question_spender(app.state.limiter, settings, app.state.registry))
+                             question_spender(app.state.limiter, questions, app.state.registry))
     calls = budget(app.state.limiter, "mcp_calls", settings.rate_limit_search, settings.rate_limit_per_address)
     # host: the service answers on whatever name its proxy gives it; the MCP SDK's rebinding
     # guard for loopback hosts would refuse those.

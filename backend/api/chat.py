@@ -5,19 +5,17 @@ import json
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 
 from fastapi import APIRouter, Depends, HTTPException, Request
-from slowapi import Limiter
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from backend.agent.agent import AnswerEngine, TextDelta
 from backend.api.access import check_reader
 from backend.api.errors import DEPENDENCY_ERRORS, INTERNAL, RATE_LIMITED, dependency_error
-from backend.api.limits import budget, spend_book_budget
+from backend.api.limits import spend_book_budget
 from backend.api.schemas import ChatRequest, ChatResponse, Problem, Source, public_links, public_url
-from backend.config import Settings
 from backend.grounding.answer import Answer
 from backend.metrics import ANSWER_LATENCY, ANSWERS
 from backend.question import Question
@@ -35,9 +33,9 @@ ERRORS = {
 }
 
 
-def chat_router(limiter: Limiter, settings: Settings) -> APIRouter:
-    # One budget for both routes: a question costs the same however its answer is delivered.
-    questions = budget(limiter, "questions", settings.rate_limit, settings.rate_limit_per_address)
+def chat_router(questions: Callable[[Request], None]) -> APIRouter:
+    """`questions`: the readers' questions budget (limits.budget), one for both routes and MCP's
+    answer_question: a question costs the same however its answer is delivered."""
     router = APIRouter(prefix="/api/chat", tags=["chat"], dependencies=[Depends(questions)])
 
     @router.post("/query", response_model=ChatResponse, responses=ERRORS)
@@ -168,7 +166,7 @@ async def _spend_book_budget(request: Request, book: str) -> None:
         return
     wait = await asyncio.to_thread(spend_book_budget, request.app.state.limiter, request, book, policy.rate_limit)
     if wait is not None:
-        raise HTTPException(429, RATE_LIMITED.format(seconds=wait), headers={"Retry-After": str(wait)})
+        raise HTTPException(429, RATE_LIMITED.format(what="questions", seconds=wait), headers={"Retry-After": str(wait)})
 
 
 async def _just(answer: Answer) -> AsyncIterator[TextDelta | Answer]:

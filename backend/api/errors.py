@@ -22,7 +22,9 @@ SEARCH_DOWN = "Search is temporarily unavailable. Please try again in a minute."
 DATABASE_DOWN = "The database is temporarily unavailable. Please try again in a minute."
 MODEL_BUSY = "The answer service is busy right now. Please try again in {seconds} seconds."
 MODEL_DOWN = "The answer service is temporarily unavailable. Please try again in a minute."
-RATE_LIMITED = "Too many questions in a short time. Please try again in {seconds} seconds."
+RATE_LIMITED = "Too many {what} in a short time. Please try again in {seconds} seconds."
+# What a budget counts, by the route that spends it (questions elsewhere).
+_COUNTED = {"/api/search": "searches", "/api/feedback": "votes", "/mcp": "calls"}
 INTERNAL = "Something went wrong on our side (request {request_id}). Please try again."
 
 
@@ -80,7 +82,8 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(RateLimitExceeded)
     async def on_rate_limited(request: Request, exc: RateLimitExceeded) -> JSONResponse:
         seconds = str(await asyncio.to_thread(retry_after_seconds, request, exc))  # may ask Redis
-        return problem(429, RATE_LIMITED.format(seconds=seconds), {"Retry-After": seconds})
+        what = next((w for path, w in _COUNTED.items() if request.url.path.startswith(path)), "questions")
+        return problem(429, RATE_LIMITED.format(what=what, seconds=seconds), {"Retry-After": seconds})
 
     for error in DEPENDENCY_ERRORS:
         @app.exception_handler(error)

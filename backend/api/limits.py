@@ -86,12 +86,12 @@ def spend_book_budget(limiter: Limiter, request: Request, book: str, rate: str) 
 
 
 def question_spender(
-    limiter: Limiter, settings: Settings, registry: Registry | None
+    limiter: Limiter, questions: Callable[[Request], None], registry: Registry | None
 ) -> Callable[[Request, str], int | None]:
     """What a question asked outside the chat routes (MCP's answer_question) spends: what a chat
-    question does, the reader's questions budget (RateLimitExceeded when it is spent) and the
-    book's own limit (the seconds to wait when it is spent, else None). Runs in a worker thread."""
-    questions = budget(limiter, "questions", settings.rate_limit, settings.rate_limit_per_address)
+    question does, the reader's `questions` budget (the chat's own: a budget made twice would
+    count every question twice; RateLimitExceeded when it is spent) and the book's own limit
+    (the seconds to wait when it is spent, else None). Runs in a worker thread."""
 
     def spend(request: Request, book: str) -> int | None:
         questions(request)

@@ -123,7 +123,7 @@ def book_server(
             except RateLimitExceeded as exc:
                 wait = retry_after_seconds(request, exc)
             if wait is not None:
-                raise ToolError(RATE_LIMITED.format(seconds=wait))
+                raise ToolError(RATE_LIMITED.format(what="questions", seconds=wait))
         async with _book_errors():
             engine = await library.loaded_engine(chosen)
             answer = await engine.answer(asked)

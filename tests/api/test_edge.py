@@ -75,6 +75,8 @@ def test_a_reader_has_one_vote_per_answer_and_votes_are_limited(motors_template:
         votes = [("/api/feedback", {"message_id": answer["message_id"], "helpful": n % 2 == 0}, {"X-Session-Id": "r"})
                  for n in range(7)]
         assert codes(client, votes) == [200] * 5 + [429] * 2
+        refused = client.post("/api/feedback", json=votes[0][1], headers={"X-Session-Id": "r"})
+        assert "Too many votes in a short time" in refused.json()["detail"]  # not "questions"
         other_reader = {"message_id": answer["message_id"], "helpful": False}
         assert client.post("/api/feedback", json=other_reader, headers={"X-Session-Id": "r2"}).status_code == 200
     with sqlite3.connect(data / "lectern.sqlite3") as db:
