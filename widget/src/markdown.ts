@@ -11,9 +11,12 @@ export function escapeHtml(text: string): string {
 }
 
 /** Only http(s), relative and fragment links; anything else (javascript:, data:) is dropped. */
+// A web URL, or a path or fragment of this site. Not "//host" nor "/\host", which browsers
+// read as another host, nor a URL with control characters, which browsers strip ("/\t/host").
 export function safeUrl(url: string): string | null {
   const trimmed = url.trim();
-  if (/^(https?:\/\/|\/(?!\/)|#|\.{0,2}\/)/i.test(trimmed)) return trimmed;
+  if (/[\u0000-\u001f\u007f]/.test(trimmed)) return null;
+  if (/^(https?:\/\/|\/(?![\/\\])|#|\.{1,2}\/)/i.test(trimmed)) return trimmed;
   return null;
 }
 

@@ -32,6 +32,12 @@ test("markdown drops javascript: and data: links but keeps web links", () => {
   assert.equal(safeUrl("javascript:alert(1)"), null);
   assert.equal(safeUrl(" JaVaScRiPt:alert(1)"), null);
   assert.equal(safeUrl("data:text/html,x"), null);
+  for (const elsewhere of ["//evil.example", "/\\evil.example", "/\t/evil.example", " //evil.example"]) {
+    assert.equal(safeUrl(elsewhere), null, elsewhere);  // browsers read these as another host
+  }
+  for (const here of ["/docs/a#s", "#top", "./page.html", "../up.html", "https://docs.example.com/x"]) {
+    assert.equal(safeUrl(here), here);
+  }
   const html = renderMarkdown("[click](javascript:alert(1)) and [docs](https://example.com/a?b=1&c=2)");
   assert.ok(!html.includes("javascript:"), html);
   assert.ok(html.includes('href="https://example.com/a?b=1&amp;c=2"'), html);
