@@ -54,7 +54,8 @@ class Table(BaseModel):
 
 def read_csv(data: bytes) -> Table:
     """The file's header and data rows (UTF-8, with or without a byte-order mark; the dialect
-    sniffed, so semicolons and tabs work too)."""
+    sniffed, so semicolons and tabs work too; lines ending in CR, LF or both, as the csv module
+    reads them when it is given the text's own line ends)."""
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -68,7 +69,7 @@ def read_csv(data: bytes) -> Table:
     except csv.Error:
         dialect = csv.excel
     try:
-        records = [record for record in csv.reader(io.StringIO(text), dialect) if any(cell.strip() for cell in record)]
+        records = [record for record in csv.reader(io.StringIO(text, newline=""), dialect) if any(cell.strip() for cell in record)]
     except csv.Error as exc:
         raise QuestionnaireError(f"the file is not a readable CSV ({exc})") from None
     if not records:

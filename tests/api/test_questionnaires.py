@@ -134,6 +134,15 @@ def test_exported_cells_never_start_a_formula(motors_template: Path, tmp_path: P
     assert rows[0]["Question"].startswith("'=HYPERLINK(") and rows[0]["Owner"] == "'@ops"
 
 
+def test_a_file_whose_lines_end_in_cr_alone_is_read(motors_template: Path, tmp_path: Path) -> None:
+    """Classic Mac OS and some exporters end lines with CR alone: it got csv's internal message
+    ("new-line character seen in unquoted field")."""
+    with console_for(copy_data_dir(motors_template, tmp_path / "d")) as client:
+        created = upload(client, 'Question,Owner\rHow does a servo hold its position?,ops\r"two\rlines",x\r')
+        assert created.status_code == 201, created.text
+        assert created.json()["rows"] == 2
+
+
 def test_no_field_of_an_export_starts_a_formula_whatever_the_spreadsheet_splits_on(
     motors_template: Path, tmp_path: Path
 ) -> None:
