@@ -1,6 +1,6 @@
 """A book's files: `/books/{book}/files/{path}?page=N&highlight=TEXT` opens a PDF in the viewer
 at page N with the passage highlighted (what a PDF citation links to); `?format=pdf` is the file
-itself, `&download=1` as an attachment. `/viewer/...` serves the viewer's script (pdf.js, built
+itself, always as a sandboxed attachment. `/viewer/...` serves the viewer's script (pdf.js, built
 by `npm run build` in widget/). `/books/{book}/pages/{path}` shows a text source uploaded from
 the console (backend/sources.py), with its sections' anchors and the widget.
 
@@ -70,7 +70,6 @@ async def book_file(
     book: str,
     path: str,
     format: Literal["viewer", "pdf"] = "viewer",
-    download: bool = False,
     reader_token: str | None = Query(None, max_length=2000),
 ) -> HTMLResponse | FileResponse:
     _check_reader(request, book, reader_token)
@@ -79,16 +78,16 @@ async def book_file(
     if not file.is_relative_to(folder) or not file.is_file() or file.suffix.lower() != ".pdf":
         raise HTTPException(404, f"the book {book!r} has no file {path!r}")
     if format == "pdf":
-        disposition = "attachment" if download else "inline"
+        # The file itself is never shown by the browser on this origin: a PDF may carry
+        # JavaScript (an OpenAction) that a browser's own viewer runs. Readers see it in the
+        # viewer (pdf.js fetches it and runs none of it); opened, it downloads, sandboxed.
         return FileResponse(
-            file, media_type="application/pdf", filename=file.name, content_disposition_type=disposition
+            file, media_type="application/pdf", filename=file.name, content_disposition_type="attachment",
+            headers={"Content-Security-Policy": "sandbox", "X-Content-Type-Options": "nosniff"},
         )
     kept = {"reader_token": reader_token} if reader_token else {}
     pdf_url = f"/books/{quote(book)}/files/{quote(path)}?{urlencode({'format': 'pdf'} | kept)}"
-    download_url = f"{pdf_url}&download=1"
-    page = VIEWER_PAGE.format(
-        title=html.escape(file.name), file=html.escape(pdf_url), download=html.escape(download_url)
-    )
+    page = VIEWER_PAGE.format(title=html.escape(file.name), file=html.escape(pdf_url), download=html.escape(pdf_url))
     return HTMLResponse(page, headers={"Content-Security-Policy": _VIEWER_POLICY, "Cache-Control": "no-store"})
 
 
