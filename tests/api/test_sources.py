@@ -81,8 +81,8 @@ def test_bad_uploads_are_refused_with_a_message_and_change_nothing(notes: TestCl
         ("locked.pdf", (tmp_path / "locked.pdf").read_bytes(), 400, "the PDF is encrypted"),
         ("broken.md", b"---\ntitle: [unclosed\n---\n# x\n", 400, "front matter"),
         # YAML aliases: six levels of these made a 7 MB title from 387 bytes, and 4.2 GB of memory
-        ("laughs.md", b"---\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
-                      b"title: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n---\n# x\n\nText.\n", 400,
+        ("laughs.md", (b"---\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                       b"title: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n---\n# x\n\nText.\n"), 400,
          "laughs.md:3: front matter: front matter may not use aliases (*name)"),
     ]
     for name, data, status, message in cases:
