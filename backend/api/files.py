@@ -8,6 +8,7 @@ A private book's files need its reader token like its answers do; a link opened 
 cannot send the X-Reader-Token header, so `reader_token` in the query is accepted too.
 """
 
+import asyncio
 import html
 from pathlib import Path
 from typing import Literal
@@ -58,9 +59,10 @@ async def uploaded_page(
     page = next((p for p in corpus.pages if p.url == wanted), None)
     if page is None:
         raise HTTPException(404, f"the book {book!r} has no page {path!r}")
+    content = await asyncio.to_thread(rendered_sections, corpus, page)  # a long page: off the event loop
     return HTMLResponse(UPLOADED_PAGE.format(
         title=html.escape(page.title), book=html.escape(book), lesson_id=html.escape(page.lesson_id),
-        content=rendered_sections(corpus, page),
+        content=content,
     ))
 
 

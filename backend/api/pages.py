@@ -4,7 +4,9 @@ Ingest the book with `--base-url http://HOST:PORT/demo` and every citation link 
 cited lesson and section right here, so Lectern can be tried without a docs site.
 """
 
+import asyncio
 import html
+from functools import lru_cache
 from pathlib import Path
 
 from fastapi import APIRouter, HTTPException, Request
@@ -19,14 +21,22 @@ WIDGET_JS = Path(__file__).resolve().parents[2] / "widget" / "dist" / "widget.js
 _markdown = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 router = APIRouter(include_in_schema=False)
+# A page is rendered once per build (a corpus is one build; a page's URL and text are its own):
+# rendering a long page took up to 0.4 s, and every reader who opens it asks for it again.
+RENDERED_PAGES = 32
 
 
 def rendered_sections(corpus: BookCorpus, page: Page) -> str:
     """The page's passages as HTML `<section>`s, the first part of each section with its anchor
     as its id; raw HTML in a passage is shown as text, never run."""
+    return _rendered(corpus, page.source_path)
+
+
+@lru_cache(maxsize=RENDERED_PAGES)
+def _rendered(corpus: BookCorpus, source_path: str) -> str:
     sections: list[str] = []
     anchored: set[str] = set()
-    for chunk in corpus.page_chunks(page.source_path):
+    for chunk in corpus.page_chunks(source_path):
         body = _markdown.render(chunk.text[chunk.overlap_chars :])
         anchor = ""
         if chunk.anchor and chunk.anchor not in anchored:  # a split section's first part
@@ -60,7 +70,7 @@ async def demo_page(request: Request, path: str) -> HTMLResponse:
     page = next((p for p in corpus.pages if _demo_path(p).rstrip("/") == wanted), None)
     if page is None:
         raise HTTPException(404, f"no lesson at {wanted}")
-    return HTMLResponse(render_page(request, corpus, page))
+    return HTMLResponse(await asyncio.to_thread(render_page, request, corpus, page))  # off the event loop
 
 
 async def _corpus(request: Request) -> BookCorpus:

@@ -123,3 +123,18 @@ def test_a_large_upload_gets_413_and_a_book_ingested_from_a_folder_gets_409(moto
         large = client.put("/api/admin/books/motors/sources/big.md", content=b"x" * 2000, headers=TOKEN)
         assert large.status_code == 413 and "1000 bytes" in large.json()["detail"]
         assert client.post("/api/chat/query", json={"query": "How does a servo hold its position?"}).status_code == 200
+
+
+def test_an_uploaded_page_is_rendered_once_per_build(notes: TestClient) -> None:
+    """Every anonymous GET rendered the page again on the event loop (a 2 MB page: 0.2–0.4 s
+    each, stalling every other route): it is rendered off the loop, once per build."""
+    from backend.api.pages import _rendered
+
+    notes.put("/api/admin/books/notes/sources/boiler.md", content=BOILER, headers=TOKEN)
+    _rendered.cache_clear()
+    first = notes.get("/books/notes/pages/boiler.md")
+    again = notes.get("/books/notes/pages/boiler.md")
+    assert first.text == again.text and "registered engineer" in again.text
+    assert (_rendered.cache_info().misses, _rendered.cache_info().hits) == (1, 1)
+    notes.put("/api/admin/books/notes/sources/boiler.md", content=BOILER + b"\nAnd the filter.\n", headers=TOKEN)
+    assert "And the filter." in notes.get("/books/notes/pages/boiler.md").text  # a new build, rendered anew
