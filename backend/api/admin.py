@@ -85,7 +85,9 @@ def maintainer(
     return who
 
 
-ERRORS = {401: {"model": Problem}, 403: {"model": Problem}, 404: {"model": Problem}, 429: {"model": Problem}}
+# Every console route may refuse its input (400: a book id, a query, a body), its token (401,
+# 403, 429), the book (404) or answer 503 when the database is down.
+ERRORS = {code: {"model": Problem} for code in (400, 401, 403, 404, 429, 503)}
 router = APIRouter(prefix="/api/admin", tags=["maintainers"], dependencies=[Depends(maintainer)], responses=ERRORS)
 page_router = APIRouter(include_in_schema=False)
 

@@ -15,7 +15,7 @@ from backend.sources import NotManaged, Reindexed, SourceFile, SourcesError
 
 FileName = Annotated[str, PathParam(min_length=1, max_length=200)]
 router = APIRouter(prefix="/api/admin", tags=["maintainers"], dependencies=[Depends(maintainer)],
-                   responses={**ERRORS, 400: {"model": Problem}, 409: {"model": Problem}, 413: {"model": Problem}})
+                   responses={**ERRORS, 409: {"model": Problem}, 413: {"model": Problem}})
 
 
 class SourceList(BaseModel):

@@ -147,3 +147,7 @@ def test_the_schema_says_what_the_api_does(motors: TestClient) -> None:
     assert schema["components"]["schemas"]["ChatRequest"]["properties"]["query"]["minLength"] == 1
     assert "503" in schema["paths"]["/api/health"]["get"]["responses"]
     assert "429" in schema["paths"]["/api/feedback"]["post"]["responses"]
+    console = [(path, method, operation) for path, item in schema["paths"].items() if path.startswith("/api/admin")
+               for method, operation in item.items()]
+    assert len(console) >= 17  # every console route says it may answer 400, as each may
+    assert [(path, method) for path, method, operation in console if "400" not in operation["responses"]] == []
