@@ -118,14 +118,19 @@ def _rate(values: list[bool]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
+def _first_hits(q: EvalQuestion, r: EvalResult) -> bool:
+    return bool(r.citations) and any(hits(g, r.citations[0]) for g in q.gold)
+
+
+def _holds_phrase(q: EvalQuestion, r: EvalResult) -> bool:
+    text = r.answer.lower()
+    return any(p.lower() in text for p in q.answer_phrases)
+
+
 def right(q: EvalQuestion, r: EvalResult) -> bool:
     """An answer given as found is right when its first citation hits the gold and it holds an
     answer phrase (when the question has any); an answer to an unanswerable question never is."""
-    if q.kind not in CITING_KINDS or not r.citations:
-        return False
-    first = any(hits(g, r.citations[0]) for g in q.gold)
-    text = r.answer.lower()
-    return first and (not q.answer_phrases or any(p.lower() in text for p in q.answer_phrases))
+    return q.kind in CITING_KINDS and _first_hits(q, r) and (not q.answer_phrases or _holds_phrase(q, r))
 
 
 def score(questions: list[EvalQuestion], results: list[EvalResult]) -> dict[str, dict[str, float | None]]:
@@ -143,12 +148,11 @@ def score(questions: list[EvalQuestion], results: list[EvalResult]) -> dict[str,
             metrics = rows.setdefault(group, {})
             latencies.setdefault(group, []).append(r.latency_ms)
             if q.kind in CITING_KINDS:
-                metrics.setdefault("first_citation_hit", []).append(bool(hit) and hit[0])
+                metrics.setdefault("first_citation_hit", []).append(_first_hits(q, r))
                 metrics.setdefault("any_citation_hit", []).append(any(hit))
                 metrics.setdefault("false_abstention", []).append(r.status == "not_found")
             if q.answer_phrases:
-                text = r.answer.lower()
-                metrics.setdefault("phrase_hit", []).append(any(p.lower() in text for p in q.answer_phrases))
+                metrics.setdefault("phrase_hit", []).append(_holds_phrase(q, r))
             if q.kind == "unanswerable":
                 metrics.setdefault("abstention", []).append(r.status == "not_found" and not cited)
             if r.status == "found":

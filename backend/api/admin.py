@@ -72,12 +72,13 @@ def maintainer(
         who = Maintainer(every_book=True)
     else:
         who = Maintainer(every_book=False, books=frozenset(b for b, p in policies.items() if p.opened_by(token)))
+    opened = who.every_book or bool(who.books)
     wait = guessing(request.app.state.limiter, request, request.app.state.settings.rate_limit_wrong_tokens,
-                    wrong=not (who.every_book or who.books))
+                    wrong=not opened)
     if wait is not None:
         raise HTTPException(429, f"Too many wrong tokens from this address. Please try again in {wait} seconds.",
                             headers={"Retry-After": str(wait)})
-    if not (who.every_book or who.books):
+    if not opened:
         raise HTTPException(403, "That token does not open this console.")
     book = request.path_params.get("book")
     if book is not None and not who.opens(book):

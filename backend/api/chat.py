@@ -160,11 +160,8 @@ class Turn:
 
 
 async def _spend_book_budget(request: Request, book: str) -> None:
-    registry = request.app.state.registry
-    policy = registry.books.get(book) if registry else None
-    if policy is None or policy.rate_limit is None:
-        return
-    wait = await asyncio.to_thread(spend_book_budget, request.app.state.limiter, request, book, policy.rate_limit)
+    state = request.app.state
+    wait = await asyncio.to_thread(spend_book_budget, state.limiter, state.registry, request, book)
     if wait is not None:
         raise HTTPException(429, RATE_LIMITED.format(what="questions", seconds=wait), headers={"Retry-After": str(wait)})
 

@@ -89,7 +89,7 @@ async def book_file(
         )
     kept = {"reader_token": reader_token} if reader_token else {}
     pdf_url = f"/books/{quote(book)}/files/{quote(path)}?{urlencode({'format': 'pdf'} | kept)}"
-    page = VIEWER_PAGE.format(title=html.escape(file.name), file=html.escape(pdf_url), download=html.escape(pdf_url))
+    page = VIEWER_PAGE.format(title=html.escape(file.name), file=html.escape(pdf_url))
     return HTMLResponse(page, headers={"Content-Security-Policy": _VIEWER_POLICY, "Cache-Control": "no-store"})
 
 
@@ -112,7 +112,7 @@ VIEWER_PAGE = """<!doctype html>
 </style>
 </head>
 <body data-file="{file}">
-<header><h1>{title}</h1><span id="page" aria-live="polite">Loading…</span><a href="{download}">Download PDF</a></header>
+<header><h1>{title}</h1><span id="page" aria-live="polite">Loading…</span><a href="{file}">Download PDF</a></header>
 <div id="viewerContainer"><div id="viewer" class="pdfViewer"></div></div>
 <script type="module" src="/viewer/viewer.js"></script>
 </body>

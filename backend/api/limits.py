@@ -72,13 +72,17 @@ def budget(limiter: Limiter, name: str, per_session: str, per_address: str | Non
     return spend
 
 
-def spend_book_budget(limiter: Limiter, request: Request, book: str, rate: str) -> int | None:
-    """Spends one of the reader's questions on `book` under the book's own limit (a registry
-    setting, on top of the server-wide budgets); the seconds until it refills when it is spent,
-    else None. Counted per address, not per session: a reader who sends a new session id with
-    every question gets no more of the book's questions. Runs in a worker thread: it may ask Redis."""
+def spend_book_budget(limiter: Limiter, registry: Registry | None, request: Request, book: str) -> int | None:
+    """Spends one of the reader's questions on `book` under the book's own limit (the registry's
+    `rate_limit`, on top of the server-wide budgets; none, nothing to spend); the seconds until
+    it refills when it is spent, else None. Counted per address, not per session: a reader who
+    sends a new session id with every question gets no more of the book's questions. Runs in a
+    worker thread: it may ask Redis."""
+    policy = registry.books.get(book) if registry else None
+    if policy is None or policy.rate_limit is None:
+        return None
     strategy = limiter.limiter  # Redis, or this instance's memory when Redis is down
-    for item in parse_many(rate):
+    for item in parse_many(policy.rate_limit):
         keys = ("book", book, client_address(request))
         if not strategy.hit(item, *keys):
             return seconds_to_refill(limiter, item, keys)
@@ -95,10 +99,7 @@ def question_spender(
 
     def spend(request: Request, book: str) -> int | None:
         questions(request)
-        policy = registry.books.get(book) if registry else None
-        if policy is None or policy.rate_limit is None:
-            return None
-        return spend_book_budget(limiter, request, book, policy.rate_limit)
+        return spend_book_budget(limiter, registry, request, book)
 
     return spend
 
@@ -109,12 +110,12 @@ def guessing(limiter: Limiter, request: Request, rate: str, wrong: bool) -> int 
     go on), else None; `wrong` counts this one. Runs in a worker thread: it may ask Redis."""
     strategy = limiter.limiter
     keys = ("wrong-token", client_address(request))
-    for item in parse_many(rate):
+    items = parse_many(rate)
+    for item in items:
         if not strategy.test(item, *keys):
             return seconds_to_refill(limiter, item, keys)
-    if wrong:
-        for item in parse_many(rate):
-            strategy.hit(item, *keys)
+    for item in items if wrong else ():
+        strategy.hit(item, *keys)
     return None
 
 
