@@ -91,6 +91,10 @@ class Settings(BaseSettings):
         """Where the sources a maintainer uploads for a book live (backend/sources.py)."""
         return self.data_dir / "sources" / book
 
+    def pdf_cache_dir(self, book: str) -> Path:
+        """What reading the book's PDFs gave, kept so each document is read once."""
+        return self.data_dir / "cache" / "pdf" / book
+
     def files_dir(self, book: str) -> Path:
         """Where a book's files served as they are (its PDFs) live."""
         return self.data_dir / "files" / book

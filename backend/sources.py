@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from backend.engine import Library
 from backend.retrieval.index import BookIndex
 from ingest_scripts.markdown import FrontMatterError
-from ingest_scripts.pdf import PdfError, read_pdf
+from ingest_scripts.pdf import PdfCache, PdfError
 from ingest_scripts.pipeline import IngestError, IngestReport, ingest, plan_book, write_whole
 
 ACCEPTED = (".md", ".txt", ".pdf")
@@ -91,7 +91,7 @@ class Sources:
         async with self._lock(book):
             await asyncio.to_thread(self._check_managed, book)
             if data is not None:
-                await asyncio.to_thread(_check_readable, name, data)
+                await asyncio.to_thread(_check_readable, name, data, PdfCache(self.library.settings.pdf_cache_dir(book)))
             target = self.folder(book) / name
             previous = await asyncio.to_thread(_contents, target)
             if data is None and previous is None:
@@ -120,10 +120,12 @@ class Sources:
         if not files:  # the last source deleted: the book has nothing to answer from
             index.drop()
             shutil.rmtree(settings.files_dir(book), ignore_errors=True)
+            shutil.rmtree(settings.pdf_cache_dir(book), ignore_errors=True)
             self.library.forget(book)
             return Reindexed(files=[], pages=0, chunks=0, embedded=0, problems=[])
         try:
-            plan = plan_book(self.folder(book), book, f"/books/{book}/pages", layout_name="plain", text_files=True)
+            plan = plan_book(self.folder(book), book, f"/books/{book}/pages", layout_name="plain", text_files=True,
+                             pdf_cache=PdfCache(settings.pdf_cache_dir(book)))
             report: IngestReport = ingest(plan, index, self.library.embedder, files_dir=settings.files_dir(book))
         except (IngestError, FrontMatterError, ValueError) as exc:
             raise SourcesError(str(exc)) from None
@@ -150,7 +152,7 @@ def source_name(name: str) -> str:
     return path.stem + path.suffix.lower()
 
 
-def _check_readable(name: str, data: bytes) -> None:
+def _check_readable(name: str, data: bytes, cache: PdfCache) -> None:
     if not data:
         raise SourcesError(f"{name}: the file is empty")
     if Path(name).suffix.lower() != ".pdf":
@@ -163,7 +165,7 @@ def _check_readable(name: str, data: bytes) -> None:
         path = Path(folder) / "upload.pdf"
         path.write_bytes(data)
         try:
-            pdf = read_pdf(path, name)
+            pdf = cache.read(path, name)
         except PdfError as exc:
             raise SourcesError(str(exc)) from None
         if not any(block.kind == "text" for block in pdf.blocks):

@@ -26,6 +26,7 @@ from backend.retrieval.index import BookIndex, IndexUnavailable, open_client, va
 from ingest_scripts.layouts import LAYOUTS, LayoutError
 from ingest_scripts.manifest import Manifest
 from ingest_scripts.markdown import FrontMatterError, estimate_tokens
+from ingest_scripts.pdf import PdfCache
 from ingest_scripts.pipeline import BookPlan, IngestError, IngestReport, ingest, plan_book
 
 err = Console(stderr=True, soft_wrap=True)
@@ -71,7 +72,8 @@ def ingest_command(
     try:
         validate_book_id(book)
         loaded_manifest = Manifest.load(manifest) if manifest else None
-        plan = plan_book(path, book, base_url, loaded_manifest, layout.value if layout else None)
+        plan = plan_book(path, book, base_url, loaded_manifest, layout.value if layout else None,
+                         pdf_cache=PdfCache(settings.pdf_cache_dir(book)))
         if dry_run:
             print_plan(out, plan, json_output)
             return

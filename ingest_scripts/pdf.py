@@ -14,17 +14,27 @@ document spells the word without it elsewhere.
 """
 
 import ctypes
+import hashlib
+import multiprocessing
+import os
+import pickle
 import re
+import resource
+import signal
 import statistics
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from itertools import pairwise
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from backend.retrieval.models import Page, PageKind
+from ingest_scripts import markdown
 from ingest_scripts.markdown import (
     Block,
     ParsedPage,
@@ -54,6 +64,21 @@ HEADING_MAX_WORDS = 20
 FURNITURE_SHARE = 0.3
 EDGE_LINES = 2  # lines at the top and at the bottom of a page that may be furniture
 PARAGRAPH_GAP = 1.45  # a gap between lines larger than this many typical line steps: new block
+# What a cached reading depends on besides the document: this reader and the blocks it makes.
+_READER = hashlib.sha256(
+    Path(__file__).read_bytes() + Path(markdown.__file__).read_bytes() + version("pypdfium2").encode()
+).digest()
+
+
+@dataclass(frozen=True)
+class PdfLimits:
+    """What reading one document may cost. A book of a thousand pages reads in well under a
+    minute and 200 MiB; its table of contents has a few thousand entries."""
+
+    memory_mib: int = 768  # beyond what the reading process holds before it opens the file
+    cpu_seconds: int = 120
+    pages: int = 10_000
+    outline_entries: int = 5_000  # a deeper outline is read to the levels that fit
 
 
 class PdfError(ValueError):
@@ -79,9 +104,114 @@ class PdfFile:
     has_outline: bool = False
 
 
-def read_pdf(path: Path, name: str) -> PdfFile:
-    """The document's text as heading and paragraph blocks, each with its page number."""
+def read_pdf(path: Path, name: str, limits: PdfLimits = PdfLimits()) -> PdfFile:
+    """The document's text as heading and paragraph blocks, each with its page number.
+
+    PDF streams are compressed (Flate reaches about 1000:1), so a small file can ask for
+    gigabytes, and a crafted one for hours of CPU. The document is read in a child process of
+    its own, at low priority, held to `limits`:
+    a runaway document fails alone with a clear message, and the caller's memory and the
+    readers it serves are untouched."""
     _check_complete(path, name)
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_read_in_child, args=(sender, path, name, limits), daemon=True)
+    child.start()
+    sender.close()
+    outcome: PdfFile | str | None = None
+    try:
+        if receiver.poll(limits.cpu_seconds * 2):  # data, or the end of a child that died
+            outcome = receiver.recv()
+    except EOFError:
+        pass
+    finally:
+        receiver.close()
+        child.kill()
+        child.join()
+    if isinstance(outcome, PdfFile):
+        return outcome
+    if isinstance(outcome, str):
+        raise PdfError(outcome)
+    if child.exitcode in (-signal.SIGXCPU, -signal.SIGKILL) or outcome is None and child.exitcode is None:
+        raise PdfError(f"{name}: reading it takes more than {limits.cpu_seconds} s of CPU; re-export the PDF")
+    raise PdfError(_too_large(name, limits))
+
+
+class PdfCache:
+    """What reading each document gave (its text, or why it cannot be read), kept in `folder` by
+    the document's bytes: re-indexing a book after one upload reads only the new file, and a
+    refused document is not read again. One folder per book; `forget_unused` after reading all of
+    the book's documents drops what they no longer hold."""
+
+    def __init__(self, folder: Path, limits: PdfLimits = PdfLimits()):
+        self.folder = folder
+        self.limits = limits
+        self._used: set[str] = set()
+
+    def read(self, path: Path, name: str) -> PdfFile:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise PdfError(f"{name}: cannot read ({exc.strerror})") from None
+        key = hashlib.sha256(_READER + repr(self.limits).encode() + data).hexdigest()
+        entry = self.folder / f"{key}.pickle"
+        self._used.add(entry.name)
+        try:  # written by this class only, in the service's own data folder
+            outcome = pickle.loads(entry.read_bytes())
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError):
+            try:
+                outcome = read_pdf(path, name, self.limits)
+            except PdfError as exc:
+                outcome = str(exc)
+            self.folder.mkdir(parents=True, exist_ok=True)
+            partial = entry.with_suffix(".partial")
+            partial.write_bytes(pickle.dumps(outcome))
+            partial.replace(entry)
+        if isinstance(outcome, str):
+            raise PdfError(outcome)
+        return outcome
+
+    def forget_unused(self) -> None:
+        if self.folder.is_dir():
+            for entry in self.folder.iterdir():
+                if entry.name not in self._used:
+                    entry.unlink(missing_ok=True)
+
+
+def _too_large(name: str, limits: PdfLimits) -> str:
+    return (f"{name}: reading it needs more than {limits.memory_mib} MiB of memory (its compressed "
+            "streams expand enormously); re-export the PDF")
+
+
+def _read_in_child(sender: Connection, path: Path, name: str, limits: PdfLimits) -> None:
+    os.nice(10)
+    memory = _address_space() + limits.memory_mib * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    seconds = int(usage.ru_utime + usage.ru_stime) + limits.cpu_seconds
+    resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a limit reached is not a crash to keep
+    outcome: PdfFile | str
+    try:
+        outcome = _read(path, name, limits)
+    except PdfError as exc:
+        outcome = str(exc)
+    except MemoryError:
+        outcome = _too_large(name, limits)
+    sender.send(outcome)
+    sender.close()
+
+
+def _address_space() -> int:
+    """This process's virtual memory size in bytes (what RLIMIT_AS counts)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+    raise OSError("no VmSize in /proc/self/status")
+
+
+def _read(path: Path, name: str, limits: PdfLimits) -> PdfFile:
     try:
         document = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as exc:
@@ -90,17 +220,19 @@ def read_pdf(path: Path, name: str) -> PdfFile:
             raise PdfError(f"{name}: the PDF is encrypted; save an unprotected copy and ingest that") from None
         raise PdfError(f"{name}: not a readable PDF ({exc}); re-export it and try again") from None
     try:
+        page_count = len(document)
+        if page_count > limits.pages:
+            raise PdfError(f"{name}: {page_count:,} pages; a PDF of at most {limits.pages:,} pages is read. Split it")
         title = str(document.get_metadata_dict().get("Title") or "").strip()
         lines: list[Line] = []
         scanned: list[int] = []
-        for index in range(len(document)):
+        for index in range(page_count):
             page = document[index]
             page_lines = _lines(page, index + 1)
             if not page_lines and _has_images(page):  # no text layer: a scanned page
                 scanned.append(index + 1)
             lines.extend(page_lines)
-        outline = _outline(document)
-        page_count = len(document)
+        outline = _outline(document, limits.outline_entries)
     except pdfium.PdfiumError as exc:
         raise PdfError(f"{name}: a page cannot be read ({exc}); re-export the PDF") from None
     finally:
@@ -108,7 +240,7 @@ def read_pdf(path: Path, name: str) -> PdfFile:
     lines = _without_furniture(lines, page_count)
     body = _body_size(lines)
     if outline:
-        _mark_outline_headings(lines, outline)
+        lines = _mark_outline_headings(lines, outline)
     else:
         _mark_heading_lines(lines, body)
     vocabulary = _vocabulary(lines)
@@ -191,7 +323,9 @@ class _OutlineItem:
     top: float | None  # where on the page it points, when the outline says
 
 
-def _outline(document: pdfium.PdfDocument) -> list[_OutlineItem]:
+def _outline(document: pdfium.PdfDocument, most: int) -> list[_OutlineItem]:
+    """The outline's entries; of an outline of more than `most`, its top levels that hold at
+    most that many (none if its top level alone holds more)."""
     items = []
     for bookmark in document.get_toc():
         destination = bookmark.get_dest()
@@ -201,6 +335,9 @@ def _outline(document: pdfium.PdfDocument) -> list[_OutlineItem]:
         _, position = destination.get_view()
         top = position[1] if len(position) > 1 and position[1] else None
         items.append(_OutlineItem(bookmark.level + 1, title, destination.get_index() + 1, top))
+    while len(items) > most:
+        deepest = max(item.level for item in items)
+        items = [item for item in items if item.level < deepest]
     return items
 
 
@@ -242,18 +379,22 @@ def _normal(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.casefold())
 
 
-def _mark_outline_headings(lines: list[Line], outline: list[_OutlineItem]) -> None:
+def _mark_outline_headings(lines: list[Line], outline: list[_OutlineItem]) -> list[Line]:
     """Each outline entry marks the lines on its page that spell its title (nearest to where it
-    points); an entry whose title is not on the page gets a heading line of its own there."""
+    points); an entry whose title is not on the page gets a heading line of its own there. The
+    lines with those added; the cost grows with entries times the lines of their pages."""
     by_page = _by_page(lines)
-    for item in outline:
+    spelled = [_normal(line.text) for line in lines]
+    pages = [line.page for line in lines]  # in page order
+    added: list[tuple[int, int, Line]] = []  # (insert before this line, entry order, the line)
+    for order, item in enumerate(outline):
         wanted = _normal(item.title)
         on_page = [i for i in by_page.get(item.page, []) if not lines[i].heading]
         candidates: list[tuple[float, int, int]] = []
         for position, first in enumerate(on_page):
             joined = ""
             for last in on_page[position : position + 4]:  # a title may wrap over a few lines
-                joined += _normal(lines[last].text)
+                joined += spelled[last]
                 if joined == wanted:
                     distance = abs(lines[first].top - item.top) if item.top is not None else 0.0
                     candidates.append((distance, first, last))
@@ -265,13 +406,24 @@ def _mark_outline_headings(lines: list[Line], outline: list[_OutlineItem]) -> No
             for i in range(first, last + 1):
                 lines[i].heading = item.level
             continue
-        after = next(
+        before = next(
             (i for i in on_page if item.top is None or lines[i].top <= item.top + 1),
-            on_page[-1] + 1 if on_page else _first_line_after(lines, item.page),
+            on_page[-1] + 1 if on_page else bisect_right(pages, item.page),
         )
         top = item.top or 0.0
-        lines.insert(after, Line(item.page, item.title, 0.0, True, top, top, item.level))
-        by_page = _by_page(lines)
+        added.append((before, order, Line(item.page, item.title, 0.0, True, top, top, item.level)))
+    if not added:
+        return lines
+    added.sort(key=lambda entry: entry[:2])
+    merged: list[Line] = []
+    next_added = 0
+    for i, line in enumerate(lines):
+        while next_added < len(added) and added[next_added][0] == i:
+            merged.append(added[next_added][2])
+            next_added += 1
+        merged.append(line)
+    merged.extend(entry[2] for entry in added[next_added:])
+    return merged
 
 
 def _by_page(lines: list[Line]) -> dict[int, list[int]]:
@@ -279,10 +431,6 @@ def _by_page(lines: list[Line]) -> dict[int, list[int]]:
     for i, line in enumerate(lines):
         indexes.setdefault(line.page, []).append(i)
     return indexes
-
-
-def _first_line_after(lines: list[Line], page: int) -> int:
-    return next((i for i, line in enumerate(lines) if line.page > page), len(lines))
 
 
 def _mark_heading_lines(lines: list[Line], body: float) -> None:

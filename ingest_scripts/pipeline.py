@@ -46,7 +46,7 @@ from ingest_scripts.layouts import (
 from ingest_scripts.manifest import Manifest
 from ingest_scripts.markdown import chunk_page, first_heading, humanize, split_front_matter
 from ingest_scripts.notebooks import NotebookError, notebook_markdown
-from ingest_scripts.pdf import PdfError, chunk_pdf, read_pdf
+from ingest_scripts.pdf import PdfCache, PdfError, chunk_pdf, read_pdf
 from ingest_scripts.permalinks import is_index_page, page_url
 from ingest_scripts.rest import Titles, chunk_rest_page
 
@@ -140,12 +140,14 @@ def plan_book(
     manifest: Manifest | None = None,
     layout_name: LayoutName | None = None,
     text_files: bool = False,
+    pdf_cache: PdfCache | None = None,
 ) -> BookPlan:
     """The pages and chunks of the book in `root`, published as its generator (`layout_name`,
     or the one detected) publishes them, and of the PDFs in it (or of `root`, a PDF). With
-    `text_files`, `.txt` files are pages too (read as markdown)."""
+    `text_files`, `.txt` files are pages too (read as markdown). PDFs read before are taken
+    from `pdf_cache` when given."""
     if root.is_file() and root.suffix.lower() == ".pdf":
-        return add_pdfs(BookPlan([], [], 0, [], "pdf"), root.parent, [root], book)
+        return add_pdfs(BookPlan([], [], 0, [], "pdf"), root.parent, [root], book, pdf_cache)
     kind = "markdown or text" if text_files else "markdown"
     pdfs = pdf_files(root)
     sources = SUFFIXES[
@@ -153,13 +155,13 @@ def plan_book(
         else "markdown, notebooks or reStructuredText" if JupyterBook.found(root) else kind
     ]
     if pdfs and not any(published_files(root, sources + SUFFIXES["HTML"])):
-        return add_pdfs(BookPlan([], [], 0, [], "pdf"), root, pdfs, book)
+        return add_pdfs(BookPlan([], [], 0, [], "pdf"), root, pdfs, book, pdf_cache)
     layout = detect_layout(root, layout_name)
     if isinstance(layout, BuiltSite):
         plan = plan_site(root, book, base_url, layout)
     else:
         plan = plan_markdown(root, book, base_url, manifest, layout, kind if text_files else layout.kind)
-    return _without_compilations(add_pdfs(plan, root, pdfs, book))
+    return _without_compilations(add_pdfs(plan, root, pdfs, book, pdf_cache))
 
 
 def _without_compilations(plan: BookPlan) -> BookPlan:
@@ -273,13 +275,14 @@ def pdf_files(root: Path) -> list[Path]:
     return sorted(path for path in published_files(root, (".pdf", ".PDF")))
 
 
-def add_pdfs(plan: BookPlan, root: Path, pdfs: list[Path], book: str) -> BookPlan:
+def add_pdfs(plan: BookPlan, root: Path, pdfs: list[Path], book: str, cache: PdfCache | None = None) -> BookPlan:
     """The PDFs' pages added to the plan. Their citations open the file in Lectern's viewer
     (`/books/{book}/files/{path}`); a file that cannot be read is reported and left out."""
+    read = cache.read if cache else read_pdf
     for path in pdfs:
         rel = path.relative_to(root).as_posix()
         try:
-            pdf = read_pdf(path, rel)
+            pdf = read(path, rel)
         except PdfError as exc:
             plan.problems.append(str(exc))
             continue
@@ -297,6 +300,8 @@ def add_pdfs(plan: BookPlan, root: Path, pdfs: list[Path], book: str) -> BookPla
         for page in parsed:
             plan.pages.append(page.page)
             plan.chunks.extend(page.chunks)
+    if cache:
+        cache.forget_unused()
     return plan
 
 

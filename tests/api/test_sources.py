@@ -2,6 +2,7 @@
 through /api/admin/books/{book}/sources, each change re-indexed incrementally; bad files are
 refused with a message and change nothing; a book ingested from a folder is left alone."""
 
+import resource
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,30 @@ def test_an_uploaded_page_is_rendered_once_per_build(notes: TestClient) -> None:
     assert (_rendered.cache_info().misses, _rendered.cache_info().hits) == (1, 1)
     notes.put("/api/admin/books/notes/sources/boiler.md", content=BOILER + b"\nAnd the filter.\n", headers=TOKEN)
     assert "And the filter." in notes.get("/books/notes/pages/boiler.md").text  # a new build, rendered anew
+
+
+def test_bombs_are_refused_with_a_message_and_each_pdf_is_read_once(notes: TestClient, tmp_path: Path) -> None:
+    pdfs.handbook(tmp_path / "handbook.pdf")
+    assert notes.put("/api/admin/books/notes/sources/handbook.pdf", content=(tmp_path / "handbook.pdf").read_bytes(),
+                     headers=TOKEN).status_code == 200
+    cache = tmp_path / "data" / "cache" / "pdf" / "notes"
+    read = {entry.name: entry.stat().st_mtime_ns for entry in cache.iterdir()}
+    assert len(read) == 1
+
+    pdfs.decompression_bomb(tmp_path / "bomb.pdf", inflated_mib=3072)
+    pdfs.outline_bomb(tmp_path / "bookmarks.pdf", entries=50_000)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    bomb = notes.put("/api/admin/books/notes/sources/bomb.pdf", content=(tmp_path / "bomb.pdf").read_bytes(), headers=TOKEN)
+    assert bomb.status_code == 400
+    assert bomb.json()["detail"].startswith("bomb.pdf: reading it needs more than 768 MiB of memory")
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - peak < 200
+    bookmarks = notes.put("/api/admin/books/notes/sources/bookmarks.pdf",
+                          content=(tmp_path / "bookmarks.pdf").read_bytes(), headers=TOKEN)
+    assert bookmarks.status_code == 200  # its one page is read; 50,000 bookmarks are not made headings
+    assert [f["name"] for f in notes.get("/api/admin/books/notes/sources", headers=TOKEN).json()["files"]] == [
+        "bookmarks.pdf", "handbook.pdf"]
+
+    assert notes.put("/api/admin/books/notes/sources/boiler.md", content=BOILER, headers=TOKEN).status_code == 200
+    after = {entry.name: entry.stat().st_mtime_ns for entry in cache.iterdir()}
+    assert {name: after[name] for name in read} == read  # the handbook was not read again
+    assert len(after) == 2  # the refused bomb is forgotten once the book no longer holds it

@@ -3,6 +3,8 @@ page-number footer and words broken at line ends; the same without an outline; a
 page; a scanned (image-only) page; an encrypted file. Each maker returns where it put each
 paragraph (its first words → page) so tests check pages against the source."""
 
+import struct
+import zlib
 from pathlib import Path
 
 from fpdf import FPDF
@@ -209,3 +211,62 @@ def across_pages(path: Path) -> None:
             pdf.cell(0, 6, line)
             pdf.ln(6)
     pdf.output(str(path))
+
+
+def _raw_pdf(path: Path, objects: list[bytes]) -> None:
+    """A PDF of the given objects (numbered from 1; object 1 is the catalog) with its cross-reference
+    table, written without a library so a test can put in what no generator would."""
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    path.write_bytes(bytes(out))
+
+
+def decompression_bomb(path: Path, inflated_mib: int) -> None:
+    """One page whose content stream is `inflated_mib` MiB of spaces, Flate-compressed about
+    1000:1 (a 1 MiB file that asks a reader for a GiB). Each MiB compresses alone (a full flush
+    between them), so one compressed MiB repeated makes the stream in well under a second."""
+    mib = b" " * 2**20
+    compressor = zlib.compressobj(9)
+    header_and_first = compressor.compress(mib) + compressor.flush(zlib.Z_FULL_FLUSH)
+    checksum = 1
+    for _ in range(inflated_mib):
+        checksum = zlib.adler32(mib, checksum)
+    final_empty_block = b"\x03\x00"
+    stream = header_and_first[:2] + header_and_first[2:] * inflated_mib + final_empty_block + struct.pack(">I", checksum)
+    _raw_pdf(path, [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+    ])
+
+
+def outline_bomb(path: Path, entries: int) -> None:
+    """A one-page PDF with `entries` bookmarks, all pointing at its page."""
+    content = b"BT /F1 12 Tf 72 720 Td (Chapter one) Tj ET"
+    first_item = 7
+    items = [
+        b"<< /Title (Entry %d) /Parent 6 0 R /Dest [3 0 R /XYZ 0 720 0]%s%s >>" % (
+            i,
+            b" /Prev %d 0 R" % (first_item + i - 1) if i else b"",
+            b" /Next %d 0 R" % (first_item + i + 1) if i < entries - 1 else b"",
+        )
+        for i in range(entries)
+    ]
+    _raw_pdf(path, [
+        b"<< /Type /Catalog /Pages 2 0 R /Outlines 6 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>" % (first_item, first_item + entries - 1, entries),
+        *items,
+    ])

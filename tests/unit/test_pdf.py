@@ -1,11 +1,12 @@
 """PDF books: real PDFs (fpdf2, see tests/support/pdfs.py) read into pages, sections and passages
 that keep their page numbers and offsets; files that cannot be read say why."""
 
+import resource
 from pathlib import Path
 
 import pytest
 
-from ingest_scripts.pdf import PdfError, chunk_pdf, read_pdf
+from ingest_scripts.pdf import PdfCache, PdfError, PdfLimits, chunk_pdf, read_pdf
 from ingest_scripts.pipeline import plan_book
 from tests.support import pdfs
 
@@ -189,3 +190,60 @@ def test_eval_scores_pdf_citations_by_page() -> None:
     assert score([same_heading], [result(12, 40)])["all"]["cross_lesson_coverage"] == 1.0
     missed = score([question], [result(14, 40)])["all"]
     assert (missed["first_citation_hit"], missed["any_citation_hit"], missed["cross_lesson_coverage"]) == (0.0, 1.0, 0.0)
+
+
+def _peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def test_a_decompression_bomb_is_refused_without_touching_the_readers_memory(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.pdf"
+    pdfs.decompression_bomb(bomb, inflated_mib=3072)  # 3 MiB on disk, 3 GiB when read
+    assert bomb.stat().st_size < 4 * 2**20
+    peak = _peak_rss_mib()
+    with pytest.raises(PdfError, match=r"bomb\.pdf: reading it needs more than 768 MiB of memory"):
+        read_pdf(bomb, "bomb.pdf")
+    assert _peak_rss_mib() - peak < 200
+
+
+def test_a_document_is_held_to_its_cpu_time_and_pages(tmp_path: Path, handbook) -> None:
+    outline = tmp_path / "outline.pdf"
+    pdfs.outline_bomb(outline, entries=50_000)
+    with pytest.raises(PdfError, match=r"outline\.pdf: reading it takes more than 1 s of CPU"):
+        read_pdf(outline, "outline.pdf", PdfLimits(cpu_seconds=1))
+    with pytest.raises(PdfError, match=r"handbook\.pdf: 4 pages; a PDF of at most 2 pages is read"):
+        read_pdf(handbook[0], "handbook.pdf", PdfLimits(pages=2))
+
+
+def test_an_outline_larger_than_the_limit_is_read_to_the_levels_that_fit(tmp_path: Path, handbook) -> None:
+    path, _ = handbook
+    by_level = read_pdf(path, "handbook.pdf", PdfLimits(outline_entries=3))
+    assert [(b.level, b.text) for b in by_level.blocks if b.kind == "heading" and b.level == 1] == [
+        (1, "Coverage"), (1, "Exclusions"), (1, "Claims")]
+    assert not [b for b in by_level.blocks if b.kind == "heading" and b.level == 2 and b.text == "Flood Damage"]
+    bookmarks = tmp_path / "bookmarks.pdf"
+    pdfs.outline_bomb(bookmarks, entries=50_000)  # all on the top level: no outline is used
+    pdf = read_pdf(bookmarks, "bookmarks.pdf")
+    assert not pdf.has_outline and "Entry 7" not in " ".join(b.text for b in pdf.blocks)
+
+
+def test_each_document_is_read_once_and_a_refused_one_is_not_read_again(tmp_path: Path, handbook) -> None:
+    cache = PdfCache(tmp_path / "cache")
+    bomb = tmp_path / "bomb.pdf"
+    pdfs.decompression_bomb(bomb, inflated_mib=1024)
+    first = cache.read(handbook[0], "handbook.pdf")
+    with pytest.raises(PdfError, match="memory"):
+        cache.read(bomb, "bomb.pdf")
+    entries = {entry.name: entry.stat().st_mtime_ns for entry in (tmp_path / "cache").iterdir()}
+    assert len(entries) == 2
+    again = PdfCache(tmp_path / "cache")
+    assert again.read(handbook[0], "handbook.pdf") == first
+    with pytest.raises(PdfError, match="memory"):
+        again.read(bomb, "bomb.pdf")
+    assert {entry.name: entry.stat().st_mtime_ns for entry in (tmp_path / "cache").iterdir()} == entries
+    again.forget_unused()  # both were read: both kept
+    assert len(list((tmp_path / "cache").iterdir())) == 2
+    only_handbook = PdfCache(tmp_path / "cache")
+    only_handbook.read(handbook[0], "handbook.pdf")
+    only_handbook.forget_unused()
+    assert len(list((tmp_path / "cache").iterdir())) == 1
