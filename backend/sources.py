@@ -23,6 +23,7 @@ from backend.retrieval.index import BookIndex
 from ingest_scripts.markdown import FrontMatterError
 from ingest_scripts.pdf import PdfCache, PdfError
 from ingest_scripts.pipeline import IngestError, IngestReport, ingest, plan_book, write_whole
+from ingest_scripts.worker import in_ingest_worker
 
 ACCEPTED = (".md", ".txt", ".pdf")
 # Letters Unicode lists as default-ignorable: fonts draw nothing for them (Hangul fillers).
@@ -91,14 +92,14 @@ class Sources:
         async with self._lock(book):
             await asyncio.to_thread(self._check_managed, book)
             if data is not None:
-                await asyncio.to_thread(_check_readable, name, data, PdfCache(self.library.settings.pdf_cache_dir(book)))
+                await in_ingest_worker(_check_readable, name, data, PdfCache(self.library.settings.pdf_cache_dir(book)))
             target = self.folder(book) / name
             previous = await asyncio.to_thread(_contents, target)
             if data is None and previous is None:
                 raise LookupError(f"the book {book!r} has no uploaded source {name!r}")
             await asyncio.to_thread(_put, target, data)
             try:
-                return await asyncio.to_thread(self._reindex, book)
+                return await in_ingest_worker(self._reindex, book)
             except SourcesError:
                 await asyncio.to_thread(_put, target, previous)
                 raise

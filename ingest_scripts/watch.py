@@ -16,6 +16,7 @@ from backend.retrieval.index import BookIndex
 from ingest_scripts.layouts import LayoutError, LayoutName
 from ingest_scripts.markdown import FrontMatterError
 from ingest_scripts.pipeline import IngestError, IngestReport, ingest, plan_book
+from ingest_scripts.worker import in_ingest_worker
 
 log = logging.getLogger("lectern.watch")
 DEBOUNCE_MS = 300  # an editor's save often writes a file more than once
@@ -39,9 +40,9 @@ class BookWatcher:
     async def run(self, stop: asyncio.Event) -> None:
         """Ingests once (the folder may have changed while nothing served it), then again
         after every change, until `stop` is set."""
-        await asyncio.to_thread(self.reingest)
+        await in_ingest_worker(self.reingest)
         async for _ in watchfiles.awatch(self.root, debounce=DEBOUNCE_MS, stop_event=stop):
-            await asyncio.to_thread(self.reingest)
+            await in_ingest_worker(self.reingest)
 
     def reingest(self) -> IngestReport | None:
         try:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Protocol
 
 from backend.config import Settings
+from backend.priority import lower_priority
 
 BATCH_SIZE = 64
 
@@ -108,7 +109,10 @@ class OnnxEmbedder:
 
     @cached_property
     def _workers(self) -> ThreadPoolExecutor:
-        return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="embed")
+        """Threads for many texts at once (a book's passages; a query is embedded where it is
+        asked), giving way to the threads that answer readers."""
+        return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="embed",
+                                  initializer=lower_priority)
 
     @property
     def dimension(self) -> int:
