@@ -19,6 +19,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from backend.api.edge import CONSOLE_POLICY
 from backend.api.limits import guessing
 from backend.api.schemas import MAX_SURROUNDING, Problem, no_nul
 from backend.curated import CuratedError, changed_passages, cited_passages, new_curated
@@ -94,11 +95,24 @@ page_router = APIRouter(include_in_schema=False)
 
 
 _PAGE = CONSOLE_PAGE.read_text(encoding="utf-8")
+_ASSETS = {  # the page's script and styles, served by the app so the page's CSP allows nothing inline
+    name: (CONSOLE_PAGE.with_name(name).read_text(encoding="utf-8"), media_type)
+    for name, media_type in (("console.js", "text/javascript"), ("console.css", "text/css"))
+}
+_NO_STORE = {"Cache-Control": "no-store"}
 
 
 @page_router.get("/admin")
 async def console_page() -> HTMLResponse:
-    return HTMLResponse(_PAGE, headers={"Cache-Control": "no-store"})
+    return HTMLResponse(_PAGE, headers={**_NO_STORE, "Content-Security-Policy": CONSOLE_POLICY})
+
+
+@page_router.get("/admin/{asset}")
+async def console_asset(asset: str) -> Response:
+    if asset not in _ASSETS:
+        raise HTTPException(404, f"The console has no file {asset!r}.")
+    text, media_type = _ASSETS[asset]
+    return Response(text, media_type=f"{media_type}; charset=utf-8", headers=_NO_STORE)
 
 
 @router.get("/books")

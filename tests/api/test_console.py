@@ -2,6 +2,7 @@
 
 import csv
 import io
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -147,3 +148,22 @@ def test_questions_about_one_missing_topic_land_in_one_gap(real_book: Path) -> N
     windows = next(gap for gap in gaps["gaps"] if "Does ROS 2 run natively on Windows?" in
                    {q["question"] for q in gap["questions"]})
     assert windows["count"] == 4 and windows["closest_lessons"]
+
+
+def test_the_console_page_runs_no_inline_script_or_style_under_a_strict_policy(motors_template: Path, tmp_path: Path) -> None:
+    """The console's CSP allowed inline scripts and a CDN: a token-holding page must run only
+    the app's own files."""
+    with console_for(copy_data_dir(motors_template, tmp_path / "d")) as client:
+        page = client.get("/admin")
+        policy = dict(part.strip().split(" ", 1) for part in page.headers["content-security-policy"].split(";"))
+        assert policy["script-src"] == "'self'" and policy["style-src"] == "'self'"
+        assert policy["default-src"] == "'none'" and policy["frame-ancestors"] == "'none'"
+        assert "unsafe-inline" not in page.headers["content-security-policy"] and "https:" not in policy.get("img-src", "")
+        assert "<style" not in page.text and " style=" not in page.text
+        scripts = re.findall(r"<script([^>]*)>(.*?)</script>", page.text, flags=re.DOTALL)
+        assert scripts and all('src="/admin/' in attributes and not body.strip() for attributes, body in scripts)
+        script, styles = client.get("/admin/console.js"), client.get("/admin/console.css")
+        assert script.headers["content-type"].startswith("text/javascript") and "function open()" in script.text
+        assert styles.headers["content-type"].startswith("text/css") and ":root" in styles.text
+        missing = client.get("/admin/other.js")
+        assert missing.status_code == 404 and "other.js" in missing.json()["detail"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
@@ -55,6 +55,7 @@ def test_log_in_read_the_charts_and_gaps_and_export(browser: Browser, console: t
     url, not_found = console
     assert not_found >= 15  # the unanswerable questions at least
     page = browser.new_page(accept_downloads=True)
+    refused = refusals(page)
     page.goto(f"{url}/admin")
     page.get_by_test_id("token").fill("wrong token")
     page.get_by_test_id("token").press("Enter")
@@ -91,6 +92,7 @@ def test_log_in_read_the_charts_and_gaps_and_export(browser: Browser, console: t
 
     page.reload()  # the token is kept for this tab
     expect(page.get_by_test_id("kpis")).to_contain_text("60questions")
+    assert refused == []
     page.close()
 
 
@@ -108,6 +110,7 @@ def test_a_questionnaire_is_answered_reviewed_and_exported(browser: Browser, con
             writer.writerow([f"Q{number}", question, f"note {number}"])
     assert len(QUESTIONNAIRE_QUESTIONS) == 20
     page = browser.new_page(accept_downloads=True)
+    refused = refusals(page)
     page.goto(f"{url}/admin")
     page.get_by_test_id("token").fill(TOKEN)
     page.get_by_test_id("token").press("Enter")
@@ -153,11 +156,20 @@ def test_a_questionnaire_is_answered_reviewed_and_exported(browser: Browser, con
     assert exports["generated"][1]["Answer"] != "Steppers move in exact steps without feedback."
     assert [bool(row["Answer"]) for row in exports["approved_only"]] == [True, True] + [False] * 18
     assert exports["prefer_approved"][4]["Notes"] == "note 5" and exports["prefer_approved"][18]["Status"] == ""
+    assert refused == []
     page.close()
 
 
 EDITED = "A servo keeps its position with a feedback loop that compares where it is with where it should be."
 _HOST: dict[str, str] = {}  # the API's and the host page's URLs, once the console fixture runs
+
+
+def refusals(page: Page) -> list[str]:
+    """What the page's content security policy refused, and scripts that failed, as they come."""
+    seen: list[str] = []
+    page.on("console", lambda message: seen.append(message.text) if "Content Security Policy" in message.text else None)
+    page.on("pageerror", lambda error: seen.append(str(error)))
+    return seen
 
 
 async def _host_page(request: Request) -> HTMLResponse:
