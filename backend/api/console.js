@@ -95,7 +95,7 @@ async function load() {
     listCurated();
     $("gaps").replaceChildren(el("p", { class: "muted" }, "Grouping questions…"));
     const gaps = await (await api(`/api/admin/books/${book}/gaps?days=${days}`)).json();
-    $("gap-method").textContent = `Unanswered or voted-down questions, grouped by meaning: ${gaps.method}.`;
+    $("gap-method").textContent = gaps.method;
     $("gaps").replaceChildren(...(gaps.gaps.length ? gaps.gaps.map((gap) => el("div", { class: "gap", "data-testid": "gap" },
       el("b", {}, `${gap.count} × `, gap.questions[0].question),
       el("ul", {}, ...gap.questions.map((q) => el("li", {}, `${q.question} `, el("span", { class: "muted" }, `(${q.times}×, ${q.why})`),
@@ -181,7 +181,9 @@ function writeAnswer(question, answer = "", id = null, cited = []) {
 
 async function listCurated() {
   const { same_question_similarity: level, answers } = await (await api(`${cBase()}/curated`)).json();
-  $("c-level").textContent = `Readers whose question is at least ${level.toFixed(2)} similar to one of these (more alike than any two different topics of this book) get its answer, marked "Reviewed by the maintainers".`;
+  $("c-level").textContent = `A reader's question gets a reviewed answer when its similarity to the reviewed question `
+    + `(the cosine of their embeddings) is at least ${level.toFixed(2)}: higher than any two different topics of this `
+    + "book reach (its section titles from different pages, and everyday questions), measured on each build.";
   rows(document.querySelector("[data-testid=c-list]"), answers, (c) => [
     c.question,
     el("div", {}, c.answer, el("div", { class: "muted" }, c.citations.map((p) => `${p.lesson} › ${p.section || "top"}`).join(" · ")),

@@ -80,6 +80,12 @@ def test_log_in_read_the_charts_and_gaps_and_export(browser: Browser, console: t
     jets = [text for text in texts if "jet engines" in text]
     assert len(jets) == 1 and "How do jet engines make thrust?" in jets[0]  # both wordings, one gap
     assert "Closest lessons" in jets[0]
+    # Copy a maintainer can act on: the numbers wait behind "How questions are grouped".
+    expect(page.locator("#c-level")).to_contain_text("at least 0.")
+    shown = page.locator("main").inner_text()
+    assert "cosine" not in shown and "95%" not in shown and not re.search(r"\b0\.\d\d\b", shown)
+    page.get_by_test_id("gap-details").locator("summary").click()
+    expect(page.locator("#gap-method")).to_contain_text(re.compile(r"at least 0\.\d\d.*95% of pairs"))
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "console.png"), full_page=True)
 
