@@ -23,6 +23,7 @@ from backend.api.edge import CONSOLE_POLICY
 from backend.api.limits import guessing
 from backend.api.schemas import MAX_SURROUNDING, Problem, no_nul
 from backend.curated import CuratedError, changed_passages, cited_passages, new_curated
+from backend.grounding.citations import excerpt
 from backend.insights import GAP_QUESTIONS, GapFinder, Gaps, Overview, overview
 from backend.question import MAX_QUESTION
 from backend.questionnaires import (
@@ -322,7 +323,8 @@ class Passage(BaseModel):
     lesson: str
     section: str
     url: str
-    text: str
+    text: str = Field(description="The passage as the book's source writes it (markdown)")
+    excerpt: str = Field(description="Its sentence nearest the question, as the page shows it (no markup)")
 
 
 class CuratedView(BaseModel):
@@ -350,17 +352,16 @@ class CuratedInput(BaseModel):
     _no_nul = field_validator("*")(no_nul)
 
 
-def _passage(chunk: Chunk) -> Passage:
+def _passage(chunk: Chunk, question: str) -> Passage:
     return Passage(chunk_id=chunk.id, module=chunk.module, lesson=chunk.lesson, section=chunk.section,
-                   url=chunk.url, text=chunk.text)
+                   url=chunk.url, text=chunk.text, excerpt=excerpt(chunk.id, chunk.text, question))
 
 
 @router.get("/books/{book}/passages")
 async def find_passages(request: Request, book: Book, q: Annotated[str, Query(min_length=1, max_length=MAX_QUESTION)]) -> list[Passage]:
     """Passages of the book for a question, best first: what a curated answer may cite."""
     engine = await request.app.state.library.loaded_engine(book)
-    found = await asyncio.to_thread(engine.retriever.search, q, 8)
-    return [_passage(hit.chunk) for hit in found.hits]
+    return await asyncio.to_thread(lambda: [_passage(hit.chunk, q) for hit in engine.retriever.search(q, 8).hits])
 
 
 @router.get("/books/{book}/curated")
@@ -372,7 +373,7 @@ async def list_curated(request: Request, book: Book) -> CuratedList:
     return CuratedList(same_question_similarity=round(level, 3), answers=[
         CuratedView(
             id=c.id, question=c.question, answer=c.answer, state=c.state, updated_at=c.updated_at,
-            citations=[_passage(corpus.chunks[corpus.row[p.chunk_id]]) for p in c.citations if p.chunk_id in corpus.row],
+            citations=[_passage(corpus.chunks[corpus.row[p.chunk_id]], c.question) for p in c.citations if p.chunk_id in corpus.row],
             changed=changed_passages(c, corpus),
         )
         for c in answers
@@ -392,7 +393,7 @@ async def _save_curated(request: Request, book: str, body: CuratedInput, existin
     request.app.state.curated.changed(book)
     return CuratedView(id=curated.id, question=curated.question, answer=curated.answer, state=curated.state,
                        updated_at=curated.updated_at, changed=[],
-                       citations=[_passage(corpus.chunks[corpus.row[p.chunk_id]]) for p in citations])
+                       citations=[_passage(corpus.chunks[corpus.row[p.chunk_id]], body.question) for p in citations])
 
 
 async def _curated(request: Request, book: str, curated_id: str) -> CuratedAnswer:

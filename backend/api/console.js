@@ -168,8 +168,14 @@ async function findPassages(checked = []) {
   const passages = await (await api(`${cBase()}/passages?q=${encodeURIComponent(question)}`)).json();
   $("c-passages").replaceChildren(...passages.map((p, i) => el("label", { class: "muted passage" },
     el("input", { type: "checkbox", value: p.chunk_id, "data-testid": "c-passage", ...((checked.length ? checked.includes(p.chunk_id) : i === 0) ? { checked: "" } : {}) }),
-    ` ${p.lesson} › ${p.section || "top"}: ${p.text.slice(0, 160)}…`)));
+    " ", el("b", {}, where(p)), ": ", ...withCode(p.excerpt))));
 }
+
+// An excerpt's code spans (`baud_rate: 1000000`) as code, the rest as text.
+function withCode(text) { return text.split(/`([^`]+)`/).map((part, i) => i % 2 ? el("code", {}, part) : part); }
+
+// "Lesson › Section"; a page's opening passage has no section.
+function where(passage) { return [passage.lesson, passage.section].filter(Boolean).join(" › "); }
 
 function writeAnswer(question, answer = "", id = null, cited = []) {
   editing = id;
@@ -186,7 +192,7 @@ async function listCurated() {
     + "book reach (its section titles from different pages, and everyday questions), measured on each build.";
   rows(document.querySelector("[data-testid=c-list]"), answers, (c) => [
     c.question,
-    el("div", {}, c.answer, el("div", { class: "muted" }, c.citations.map((p) => `${p.lesson} › ${p.section || "top"}`).join(" · ")),
+    el("div", {}, c.answer, el("div", { class: "muted" }, c.citations.map(where).join(" · ")),
        ...(c.changed.length ? [el("div", { role: "alert" }, "A cited passage changed since approval: review it.")] : [])),
     el("span", { class: `status ${c.state === "active" ? "FOUND" : c.state === "needs_review" ? "PARTIAL" : "NOT_FOUND"}`, "data-testid": "c-state" }, c.state.replace("_", " ")),
     el("span", { class: "row-actions" },
@@ -287,7 +293,7 @@ function questionnaireRow(row) {
   const answer = el("td", {}, row.approved_answer ?? (made ? made.answer : ""));
   if (made && made.citations.length) {
     answer.append(el("div", { class: "muted" }, ...made.citations.flatMap((c, i) => [
-      i ? " · " : "", el("a", { href: safeUrl(c.url), target: "_blank", rel: "noopener" }, `${c.lesson} › ${c.section || "top"}`)])));
+      i ? " · " : "", el("a", { href: safeUrl(c.url), target: "_blank", rel: "noopener" }, where(c))])));
   }
   if (row.approved_answer !== null) answer.prepend(el("div", { class: "muted" }, "✓ approved"));
   const path = `${qBase()}/${openQuestionnaire}/rows/${row.position}/approval`;

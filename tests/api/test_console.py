@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.support.books import app_client, copy_data_dir
+from tests.support.books import app_client, copy_data_dir, ingest_into, write_book
 
 TOKEN = "s3cret-maintainer-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -167,3 +167,35 @@ def test_the_console_page_runs_no_inline_script_or_style_under_a_strict_policy(m
         assert styles.headers["content-type"].startswith("text/css") and ":root" in styles.text
         missing = client.get("/admin/other.js")
         assert missing.status_code == 404 and "other.js" in missing.json()["detail"]
+
+
+WIRING = {"01-servo/01-wiring.md": """---
+title: Wiring
+---
+# Wiring
+
+## Connector pinout
+
+| Pin | Signal | Colour |
+|-----|--------|--------|
+| 1 | `GND` | black |
+| 2 | `VCC` | red |
+| 3 | `PWM` | yellow |
+
+The connector is keyed, so it fits one way only. Keep the cable away from the motor's power leads,
+which carry enough noise to upset the signal. The signal wire carries a **`PWM` pulse** every 20
+milliseconds, and the pulse's width, from 1 to 2 milliseconds, sets the servo's angle.
+"""}
+
+
+def test_passages_to_cite_show_their_sentence_nearest_the_question_without_markup(tmp_path: Path) -> None:
+    """The picker showed a passage's first 160 characters of markdown: table pipes and
+    backticks, cut before the sentence that answers."""
+    ingest_into(tmp_path / "data", write_book(tmp_path / "docs", WIRING), "servo")
+    with console_for(tmp_path / "data", book="servo") as client:
+        passages = client.get("/api/admin/books/servo/passages", params={"q": "Which pulse width sets the servo's angle?"},
+                              headers=AUTH).json()
+    pinout = passages[0]
+    assert pinout["section"] == "Connector pinout" and "| `GND` |" in pinout["text"]  # the source, as written
+    assert pinout["excerpt"] == ("The signal wire carries a PWM pulse every 20 milliseconds, and the pulse's width, "
+                                 "from 1 to 2 milliseconds, sets the servo's angle.")

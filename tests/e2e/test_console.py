@@ -197,6 +197,10 @@ def test_an_edited_answer_is_approved_and_a_paraphrase_gets_it_in_the_widget(
     asked.get_by_test_id("write-answer").click()
     expect(page.get_by_test_id("c-question")).to_have_value("How does a servo hold its position?")
     expect(page.get_by_test_id("c-passage").first).to_be_checked()
+    offered = page.get_by_test_id("c-passages").inner_text()  # what a reader sees of each, no markdown
+    assert "Servo Motors › Holding Position: A servo motor holds its position" in offered
+    assert not re.search(r"[`|*]|^#|\btop\b", offered, flags=re.MULTILINE)
+    expect(page.get_by_test_id("c-passages").locator("code").first).to_have_text("servo_bus:")
     page.get_by_test_id("c-answer").fill(EDITED)
     page.get_by_test_id("c-save").click()
     approved = page.get_by_test_id("c-list").locator("tr", has_text=EDITED)
