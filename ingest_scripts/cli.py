@@ -83,11 +83,13 @@ def ingest_command(
                 console=err, transient=True, disable=json_output,
             ) as progress:
                 task = progress.add_task("embed", total=None)
+                index = BookIndex(client, book)
                 report = ingest(
-                    plan, BookIndex(client, book), make_embedder(settings),
+                    plan, index, make_embedder(settings),
                     on_progress=lambda done, total: progress.update(task, completed=done, total=total),
                     files_dir=settings.files_dir(book),
                 )
+                index.add_metadata({"folder": str(path.resolve())})  # the console lists its files
         finally:
             client.close()
     except (IngestError, FrontMatterError, LayoutError, IndexUnavailable, EmbeddingError, ValueError) as exc:

@@ -64,10 +64,10 @@ function statusBar(mix, total) {
   return [bar, el("p", { class: "muted" }, STATUSES.map((s) => `${s.replace("_", " ")} ${mix[s]} (${share(s)}%)`).join(" · "))];
 }
 
-function rows(table, items, cells) {
+function rows(table, items, cells, empty = "Nothing yet.") {
   const body = table.querySelector("tbody");
   body.replaceChildren(...items.map((item) => el("tr", {}, ...cells(item).map((cell) => el("td", {}, cell)))));
-  if (!items.length) body.append(el("tr", {}, el("td", { colspan: 4, class: "muted" }, "Nothing yet.")));
+  if (!items.length) body.append(el("tr", {}, el("td", { colspan: 4, class: "muted" }, empty)));
 }
 
 async function load() {
@@ -119,13 +119,27 @@ function indexed(report) {
 }
 
 async function listSources() {
+  const table = document.querySelector("[data-testid=s-list]");
+  const heading = (...names) => table.tHead.replaceChildren(el("tr", {}, ...names.map((name) => el("th", {}, name))));
   try {
-    const { managed, files } = await (await api(sBase())).json();
+    const { managed, files, folder, ingested } = await (await api(sBase())).json();
     $("s-add").hidden = !managed;
-    if (!managed) $("s-status").textContent = "This book is ingested from a folder with `lectern ingest`: add or delete files there and ingest it again.";
-    rows(document.querySelector("[data-testid=s-list]"), files, (f) => [
-      f.name, `${Math.max(1, Math.round(f.bytes / 1024))} KB`, when(f.modified),
-      button("Delete", () => changeSources(() => send(`${sBase()}/${encodeURIComponent(f.name)}`, "DELETE")), "s-delete")]);
+    $("s-folder").hidden = managed;
+    if (managed) {
+      heading("file", "size", "uploaded", "");
+      rows(table, files, (f) => [
+        f.name, `${Math.max(1, Math.round(f.bytes / 1024))} KB`, when(f.modified),
+        button("Delete", () => changeSources(() => send(`${sBase()}/${encodeURIComponent(f.name)}`, "DELETE")), "s-delete")],
+        "No files yet: upload markdown, text or PDF files to answer from.");
+      return;
+    }
+    const command = el("code", {}, "lectern ingest");
+    $("s-folder").replaceChildren("This book is indexed from ", folder ? el("code", {}, folder) : "a folder", " with ", command,
+      ": add, change or delete files there, then run ", command.cloneNode(true), " again to update it.");
+    heading("file", "title", "passages", "");
+    rows(table, ingested, (f) => [
+      f.name, f.title, f.pages > 1 ? `${f.passages} (${f.pages} chapters)` : f.passages,
+      el("a", { href: safeUrl(f.url), target: "_blank", rel: "noopener" }, "Open")]);
   } catch (error) {
     $("s-status").textContent = error.message;
   }
