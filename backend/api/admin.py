@@ -152,8 +152,9 @@ async def export(
     request: Request, book: Book, days: Days = 30, format: Literal["csv", "json"] = "csv"
 ) -> Response:
     """Every answered question in the period, oldest first, as CSV or JSON (a download)."""
-    rows = await request.app.state.store.run(lambda store: store.interactions_since(book, _since(days)))
-    name = f"lectern-{book}-{days}d.{format}"
+    since = _since(days)
+    rows = await request.app.state.store.run(lambda store: store.interactions_since(book, since))
+    name = f"lectern-{book}-questions-{since.date().isoformat()}-to-{datetime.now(UTC).date().isoformat()}.{format}"
     disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
     if format == "json":
         return JSONResponse([row.model_dump(mode="json") for row in rows], headers=disposition)
@@ -303,7 +304,7 @@ async def export_questionnaire(
     generated: approvals ignored."""
     questionnaire = await _questionnaire(request, book, questionnaire_id)
     rows = await request.app.state.store.run(lambda db: db.questionnaire_rows(questionnaire_id))
-    name = export_name(questionnaire, datetime.now(UTC).date())
+    name = export_name(questionnaire, mode, datetime.now(UTC).date())
     return Response(export_csv(questionnaire.header, rows, mode), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 

@@ -312,7 +312,7 @@ function questionnaireRow(row) {
   if (row.approved_answer !== null) answer.prepend(el("div", { class: "muted" }, "✓ approved"));
   const path = `${qBase()}/${openQuestionnaire}/rows/${row.position}/approval`;
   const refresh = () => showQuestionnaire(openQuestionnaire);
-  const actions = el("td", { class: "row-actions" });
+  const actions = el("span", { class: "row-actions" });  // inside the cell: a flex cell leaves the table's rows
   if (made && row.approved_answer === null) actions.append(button("Approve", () => send(path, "PUT", {}).then(refresh), "approve"));
   actions.append(button("Edit", () => {
     const text = el("textarea", { "aria-label": "Approved answer", "data-testid": "edit-text" });
@@ -327,23 +327,22 @@ function questionnaireRow(row) {
   }
   return el("tr", { "data-testid": "q-row", "data-position": row.position },
     el("td", {}, row.position), el("td", {}, row.question), answer,
-    el("td", {}, made ? el("span", { class: `status ${made.status}` }, made.status) : ""), actions);
+    el("td", {}, made ? el("span", { class: `status ${made.status}` }, made.status) : ""), el("td", {}, actions));
 }
 
 $("q-filter").addEventListener("change", () => openQuestionnaire && showQuestionnaire(openQuestionnaire));
 $("q-export").addEventListener("click", async () => {
-  const response = await api(`${qBase()}/${openQuestionnaire}/export?mode=${$("q-mode").value}`);
-  const name = (response.headers.get("Content-Disposition") || "").match(/filename="([^"]+)"/)?.[1] || "export.csv";
-  const link = el("a", { href: URL.createObjectURL(await response.blob()), download: name });
-  document.body.append(link);
-  link.click();
-  link.remove();
+  save(await api(`${qBase()}/${openQuestionnaire}/export?mode=${$("q-mode").value}`));
 });
 
 async function download(format) {
-  const book = $("book").value, days = $("days").value;
-  const response = await api(`/api/admin/books/${book}/interactions?days=${days}&format=${format}`);
-  const link = el("a", { href: URL.createObjectURL(await response.blob()), download: `lectern-${book}-${days}d.${format}` });
+  save(await api(`/api/admin/books/${$("book").value}/interactions?days=${$("days").value}&format=${format}`));
+}
+
+// A download under the name the server gives it (book, what, date).
+async function save(response) {
+  const name = (response.headers.get("Content-Disposition") || "").match(/filename="([^"]+)"/)?.[1] || "lectern-export";
+  const link = el("a", { href: URL.createObjectURL(await response.blob()), download: name });
   document.body.append(link);
   link.click();
   link.remove();

@@ -3,7 +3,7 @@
 import csv
 import io
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +81,8 @@ def test_overview_and_export(motors_template: Path, tmp_path: Path, database: st
 
         exported = client.get("/api/admin/books/motors/interactions?days=7&format=csv", headers=AUTH)
         assert exported.headers["content-type"].startswith("text/csv")
-        assert 'filename="lectern-motors-7d.csv"' in exported.headers["content-disposition"]
+        week = f"{(datetime.now(UTC) - timedelta(days=7)).date()}-to-{datetime.now(UTC).date()}"
+        assert f'filename="lectern-motors-questions-{week}.csv"' in exported.headers["content-disposition"]
         rows = list(csv.DictReader(io.StringIO(exported.text)))
         assert [row["question"] for row in rows] == ANSWERABLE + UNANSWERABLE
         assert rows[0]["status"] == "found" and rows[0]["sources"].startswith("/docs/")

@@ -5,6 +5,7 @@ import csv
 import io
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -91,6 +92,8 @@ def test_log_in_read_the_charts_and_gaps_and_export(browser: Browser, console: t
 
     with page.expect_download() as download:
         page.get_by_test_id("export-csv").click()
+    week = f"{(datetime.now(UTC) - timedelta(days=30)).date()}-to-{datetime.now(UTC).date()}"
+    assert download.value.suggested_filename == f"lectern-motors-questions-{week}.csv"
     saved = tmp_path / download.value.suggested_filename
     download.value.save_as(saved)
     rows = list(csv.DictReader(io.StringIO(saved.read_text(encoding="utf-8"))))
@@ -129,6 +132,9 @@ def test_a_questionnaire_is_answered_reviewed_and_exported(browser: Browser, con
 
     first = page.locator("[data-testid=q-row][data-position='1']")
     expect(first.locator(".status")).to_have_text("FOUND")
+    for cell in first.locator("td").all():  # every cell, the actions' too, spans its row exactly
+        row, box = first.bounding_box(), cell.bounding_box()
+        assert row and box and abs(box["y"] - row["y"]) < 1 and abs(box["height"] - row["height"]) < 1
     first.get_by_test_id("approve").click()
     expect(first).to_contain_text("✓ approved")
     second = page.locator("[data-testid=q-row][data-position='2']")
@@ -148,15 +154,19 @@ def test_a_questionnaire_is_answered_reviewed_and_exported(browser: Browser, con
     assert set(statuses.all_inner_texts()) == {"NOT_FOUND"}
     page.screenshot(path=str(ARTIFACTS / "console-questionnaire.png"), full_page=True)
 
-    exports = {}
+    exports, names = {}, {}
     for mode in ("prefer_approved", "approved_only", "generated"):
         page.get_by_test_id("q-mode").select_option(mode)
         with page.expect_download() as download:
             page.get_by_test_id("q-export").click()
-        assert re.fullmatch(r"Vendor-security-review-\d{4}-\d{2}-\d{2}-export\.csv", download.value.suggested_filename)
+        names[mode] = download.value.suggested_filename
         saved = tmp_path / f"{mode}.csv"
         download.value.save_as(saved)
         exports[mode] = list(csv.DictReader(io.StringIO(saved.read_text(encoding="utf-8"))))
+    today = datetime.now(UTC).date()
+    assert names == {"prefer_approved": f"Vendor-security-review-motors-approved-else-generated-{today}.csv",
+                     "approved_only": f"Vendor-security-review-motors-approved-only-{today}.csv",
+                     "generated": f"Vendor-security-review-motors-generated-only-{today}.csv"}
     assert all(len(rows) == 20 for rows in exports.values())
     assert exports["prefer_approved"][1]["Answer"] == "Steppers move in exact steps without feedback."
     assert exports["generated"][1]["Answer"] != "Steppers move in exact steps without feedback."
