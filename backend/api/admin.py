@@ -1,8 +1,14 @@
 """The maintainer console: /admin (one page) and /api/admin/... (the same data as JSON, CSV).
 
 Every /api/admin route needs `Authorization: Bearer <token>`: LECTERN_ADMIN_TOKEN opens every
-book, a book's own token (backend/registry.py) that book alone; compared in constant time. The
-page keeps the token the maintainer types for the browser tab only.
+book, a book's own token (backend/registry.py) that book alone; compared in constant time.
+
+The page signs in once per browser (POST /api/admin/session): the token is kept in an HttpOnly
+cookie, so no script on the page, an injected one included, can read it (in web storage any
+script could send it elsewhere). The cookie goes only to /api/admin, never from another site
+(SameSite=Strict), and counts only on requests carrying the console's own header, which another
+origin cannot add without a preflight this app refuses: no cross-site request forgery. It
+lasts a week unless the maintainer signs out.
 """
 
 import asyncio
@@ -46,6 +52,9 @@ CONSOLE_PAGE = Path(__file__).with_name("console.html")
 Book = Annotated[str, PathParam(pattern=BOOK_ID.pattern)]
 Days = Annotated[int, Query(ge=1, le=366, description="How many days back")]
 _bearer = HTTPBearer(auto_error=False, description="LECTERN_ADMIN_TOKEN, or a book's maintainer token")
+SESSION_COOKIE = "lectern_console"
+CONSOLE_HEADER = "X-Lectern-Console"  # sent by the console's page with the cookie
+SESSION_SECONDS = 7 * 24 * 3600
 
 
 class Maintainer(BaseModel):
@@ -66,10 +75,10 @@ def maintainer(
     policies = registry.books if registry else {}
     if admin is None and not any(policy.maintainer_token_sha256 for policy in policies.values()):
         raise HTTPException(403, "The maintainer console is off: set LECTERN_ADMIN_TOKEN to turn it on.")
-    if credentials is None:
+    token = credentials.credentials if credentials else _signed_in(request)
+    if token is None:
         raise HTTPException(401, "Send the maintainer token as `Authorization: Bearer <token>`.",
                             headers={"WWW-Authenticate": "Bearer"})
-    token = credentials.credentials
     if admin is not None and secrets.compare_digest(token.encode(), admin.get_secret_value().encode()):
         who = Maintainer(every_book=True)
     else:
@@ -86,6 +95,11 @@ def maintainer(
     if book is not None and not who.opens(book):
         raise HTTPException(403, f"That token does not open the book {book!r}.")
     return who
+
+
+def _signed_in(request: Request) -> str | None:
+    """The token the console's page signed in with, on the page's own requests only."""
+    return request.cookies.get(SESSION_COOKIE) if request.headers.get(CONSOLE_HEADER) == "1" else None
 
 
 # Every console route may refuse its input (400: a book id, a query, a body), its token (401,
@@ -114,6 +128,30 @@ async def console_asset(asset: str) -> Response:
         raise HTTPException(404, f"The console has no file {asset!r}.")
     text, media_type = _ASSETS[asset]
     return Response(text, media_type=f"{media_type}; charset=utf-8", headers=_NO_STORE)
+
+
+@router.post("/session", status_code=204)
+async def sign_in(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+) -> Response:
+    """Keeps the token sent as `Authorization: Bearer` in an HttpOnly cookie for the console's
+    page, for a week or until DELETE /api/admin/session."""
+    if credentials is None:
+        raise HTTPException(400, "Sign in with the token as `Authorization: Bearer <token>`.")
+    response = Response(status_code=204)
+    # Secure whenever the page is on HTTPS (behind a proxy the app itself may see plain HTTP).
+    secure = request.url.scheme == "https" or request.headers.get("origin", "").startswith("https://")
+    response.set_cookie(SESSION_COOKIE, credentials.credentials, max_age=SESSION_SECONDS, path="/api/admin",
+                        secure=secure, httponly=True, samesite="strict")
+    return response
+
+
+@page_router.delete("/api/admin/session", status_code=204)
+async def sign_out() -> Response:
+    """Forgets the console's sign-in in this browser (no token needed: it only clears a cookie)."""
+    response = Response(status_code=204)
+    response.delete_cookie(SESSION_COOKIE, path="/api/admin", httponly=True, samesite="strict")
+    return response
 
 
 @router.get("/books")

@@ -1,7 +1,9 @@
 "use strict";
 const $ = (id) => document.getElementById(id);
 const STATUSES = ["found", "partial", "not_found"];
-let token = sessionStorage.getItem("lectern-admin-token") || "";
+// Signed in, the token is an HttpOnly cookie this script cannot read; the server counts it only
+// on requests that carry this header (see backend/api/admin.py).
+const CONSOLE = { "X-Lectern-Console": "1" };
 
 function el(tag, attrs = {}, ...children) {
   const node = tag === "svg" || ["rect", "title", "g", "text"].includes(tag)
@@ -12,7 +14,7 @@ function el(tag, attrs = {}, ...children) {
 }
 
 async function api(path) {
-  const response = await fetch(path, { headers: { Authorization: `Bearer ${token}` } });
+  const response = await fetch(path, { headers: CONSOLE });
   if (!response.ok) {
     const detail = await response.json().then((body) => body.detail, () => response.statusText);
     throw Object.assign(new Error(detail), { status: response.status });
@@ -163,7 +165,7 @@ $("s-upload").addEventListener("click", () => changeSources(async () => {
   let report = null;
   for (const file of $("s-file").files) {
     const response = await fetch(`${sBase()}/${encodeURIComponent(file.name)}`, { method: "PUT", body: file,
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/octet-stream" } });
+      headers: { ...CONSOLE, "Content-Type": "application/octet-stream" } });
     const body = await response.json();
     if (!response.ok) throw new Error(body.detail);
     report = body;
@@ -236,7 +238,7 @@ let openQuestionnaire = null, polling = null;
 const qBase = () => `/api/admin/books/${$("book").value}/questionnaires`;
 
 async function send(path, method, body) {
-  const response = await fetch(path, { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+  const response = await fetch(path, { method, headers: { ...CONSOLE, "Content-Type": "application/json" },
                                        body: body === undefined ? undefined : JSON.stringify(body) });
   if (!response.ok) throw new Error(await response.json().then((b) => b.detail, () => response.statusText));
   return response.status === 204 ? null : response.json();
@@ -247,7 +249,7 @@ $("q-file").addEventListener("change", async () => {
   let columns = [];
   if (file) {  // the server reads the header as the upload will
     const response = await fetch(`${qBase()}/columns`, { method: "POST", body: await file.text(),
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "text/csv" } });
+      headers: { ...CONSOLE, "Content-Type": "text/csv" } });
     const body = await response.json();
     if (response.ok) columns = body.columns; else $("error").textContent = body.detail;
   }
@@ -261,7 +263,7 @@ $("q-upload").addEventListener("click", async () => {
   const file = $("q-file").files[0];
   const name = file.name.replace(/\.csv$/i, "");
   const response = await fetch(`${qBase()}?column=${encodeURIComponent($("q-column").value)}&name=${encodeURIComponent(name)}`,
-    { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "text/csv" }, body: await file.text() });
+    { method: "POST", headers: { ...CONSOLE, "Content-Type": "text/csv" }, body: await file.text() });
   const body = await response.json();
   if (!response.ok) { $("error").textContent = body.detail; return; }
   $("q-file").value = "";
@@ -356,22 +358,28 @@ async function open() {
     $("console").hidden = false;
     await load();
   } catch (error) {
-    logout(error.message);
+    if (error.status === 401) showLogin();  // not signed in in this browser
+    else logout(error.message);
   }
 }
 
-function logout(message = "") {
-  token = "";
-  sessionStorage.removeItem("lectern-admin-token");
+async function logout(message = "") {
+  await fetch("/api/admin/session", { method: "DELETE" });
+  showLogin(message);
+}
+
+function showLogin(message = "") {
   $("console").hidden = true;
   $("login").hidden = false;
   $("login-error").textContent = message;
 }
 
-$("login").addEventListener("submit", (event) => {
+$("login").addEventListener("submit", async (event) => {
   event.preventDefault();
-  token = $("token").value.trim();
-  sessionStorage.setItem("lectern-admin-token", token);
+  const response = await fetch("/api/admin/session", { method: "POST",
+    headers: { Authorization: `Bearer ${$("token").value.trim()}` } });
+  if (!response.ok) return showLogin(await response.json().then((body) => body.detail, () => response.statusText));
+  $("token").value = "";
   open();
 });
 $("book").addEventListener("change", load);
@@ -379,4 +387,4 @@ $("days").addEventListener("change", load);
 $("csv").addEventListener("click", () => download("csv"));
 $("json").addEventListener("click", () => download("json"));
 $("logout").addEventListener("click", () => logout());
-if (token) open();
+open();

@@ -200,3 +200,29 @@ def test_passages_to_cite_show_their_sentence_nearest_the_question_without_marku
     assert pinout["section"] == "Connector pinout" and "| `GND` |" in pinout["text"]  # the source, as written
     assert pinout["excerpt"] == ("The signal wire carries a PWM pulse every 20 milliseconds, and the pulse's width, "
                                  "from 1 to 2 milliseconds, sets the servo's angle.")
+
+
+def test_signing_in_keeps_the_token_in_an_httponly_cookie_for_the_consoles_own_requests(motors_template: Path, tmp_path: Path) -> None:
+    """Login was kept in sessionStorage, forgotten in a new tab and readable by any script."""
+    with console_for(copy_data_dir(motors_template, tmp_path / "d")) as client:
+        refused = client.post("/api/admin/session", headers={"Authorization": "Bearer nope"})
+        assert refused.status_code == 403 and "set-cookie" not in refused.headers
+        signed = client.post("/api/admin/session", headers=AUTH)
+        assert signed.status_code == 204
+        cookie = signed.headers["set-cookie"]
+        assert cookie.startswith(f"lectern_console={TOKEN};") and "HttpOnly" in cookie and "SameSite=strict" in cookie
+        assert "Path=/api/admin" in cookie and "Max-Age=604800" in cookie and "Secure" not in cookie  # plain http here
+        page = {"X-Lectern-Console": "1"}
+        assert client.get("/api/admin/books", headers=page).json() == {"books": ["motors"]}
+        # Another site's request carries the cookie but cannot add the page's header unasked.
+        assert client.get("/api/admin/books").status_code == 401
+        preflight = client.options("/api/admin/books", headers={
+            "Origin": "https://evil.example", "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "x-lectern-console"})
+        assert "access-control-allow-origin" not in preflight.headers
+        https = client.post("/api/admin/session", headers={**AUTH, "Origin": "https://docs.example.com"})
+        assert "Secure" in https.headers["set-cookie"]
+        signed_out = client.delete("/api/admin/session")
+        assert signed_out.status_code == 204 and 'lectern_console=""' in signed_out.headers["set-cookie"]
+        assert client.get("/api/admin/books", headers=page).status_code == 401
+        assert client.post("/api/admin/session").status_code == 401

@@ -105,6 +105,34 @@ def test_log_in_read_the_charts_and_gaps_and_export(browser: Browser, console: t
     page.close()
 
 
+def test_signing_in_lasts_into_a_new_tab_until_signing_out_and_no_script_can_read_the_token(
+    browser: Browser, console: tuple[str, int]
+) -> None:
+    url, _ = console
+    context = browser.new_context()
+    first = context.new_page()
+    first.goto(f"{url}/admin")
+    first.get_by_test_id("token").fill(TOKEN)
+    first.get_by_test_id("token").press("Enter")
+    expect(first.get_by_test_id("kpis")).to_contain_text("60questions")
+    kept = first.evaluate("() => document.cookie + JSON.stringify({...localStorage}) + JSON.stringify({...sessionStorage})")
+    assert TOKEN not in kept
+
+    second = context.new_page()  # a new tab: signed in, no form
+    refused = refusals(second)
+    second.goto(f"{url}/admin")
+    expect(second.get_by_test_id("kpis")).to_contain_text("60questions")
+    expect(second.get_by_test_id("login")).to_be_hidden()
+    second.get_by_test_id("sign-out").click()
+    expect(second.get_by_test_id("token")).to_be_visible()
+    expect(second.get_by_test_id("login-error")).to_have_text("")
+    first.reload()
+    expect(first.get_by_test_id("token")).to_be_visible()
+    expect(first.get_by_test_id("kpis")).to_be_hidden()
+    assert refused == []
+    context.close()
+
+
 QUESTIONNAIRE_QUESTIONS = [*ANSWERABLE, *UNANSWERABLE] * 2 + ["Does the servo report its temperature?",
                                                              "How fast can the stepper turn?", "", "Who maintains the motors?"]
 
