@@ -16,7 +16,7 @@ from backend.config import Settings
 from backend.question import Question, Turn
 from backend.registry import RegistryError
 from backend.retrieval.embeddings import EmbeddingError
-from backend.retrieval.index import BookNotIngested, IndexUnavailable
+from backend.retrieval.index import BookNotIngested, IndexInUse, IndexUnavailable
 from backend.retrieval.search import RetrievalMode
 from ingest_scripts.cli import LayoutChoice, fail, ingest_command
 
@@ -83,6 +83,13 @@ def serve(
         application = create_app(settings)
     except SERVICE_ERRORS as exc:
         raise fail(str(exc)) from None
+    if settings.qdrant_url is None:  # embedded Qdrant: one process per data folder, claimed now
+        try:
+            application.state.library.client  # noqa: B018
+        except IndexInUse as exc:  # served or ingested by another process: this one would never read it
+            raise fail(f"not serving: {exc}") from None
+        except IndexUnavailable:
+            pass  # damaged: the server starts, answers 503 and /api/health names the damage
     uvicorn.run(application, host=host, port=port, **SERVER_OPTIONS)  # type: ignore[arg-type]
 
 
