@@ -4,6 +4,7 @@ import asyncio
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
+from urllib.parse import urlsplit
 
 import typer
 from pydantic import TypeAdapter, ValidationError
@@ -16,7 +17,7 @@ from backend.config import Settings
 from backend.question import Question, Turn
 from backend.registry import RegistryError
 from backend.retrieval.embeddings import EmbeddingError
-from backend.retrieval.index import BookNotIngested, IndexUnavailable
+from backend.retrieval.index import BookNotIngested, IndexInUse, IndexUnavailable
 from backend.retrieval.search import RetrievalMode
 from ingest_scripts.cli import LayoutChoice, fail, ingest_command
 
@@ -83,6 +84,13 @@ def serve(
         application = create_app(settings)
     except SERVICE_ERRORS as exc:
         raise fail(str(exc)) from None
+    if settings.qdrant_url is None:  # embedded Qdrant: one process per data folder, claimed now
+        try:
+            application.state.library.client  # noqa: B018
+        except IndexInUse as exc:  # served or ingested by another process: this one would never read it
+            raise fail(f"not serving: {exc}") from None
+        except IndexUnavailable:
+            pass  # damaged: the server starts, answers 503 and /api/health names the damage
     uvicorn.run(application, host=host, port=port, **SERVER_OPTIONS)  # type: ignore[arg-type]
 
 
@@ -263,11 +271,18 @@ def report(
     limit: Annotated[int, typer.Option(help="Rows per table.")] = 10,
     json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """What readers ask, what went unanswered, and their feedback (from the database)."""
+    """What readers ask, what went unanswered, and their feedback (from the database): the
+    questions `lectern serve` answered (the widget, the HTTP API, MCP). `lectern ask`, `eval` and
+    `batch` are a maintainer's own tries and are not recorded."""
     from backend.store import open_store
 
     settings = Settings() if data_dir is None else Settings(LECTERN_DATA_DIR=data_dir)
     book_id = book or settings.book
+    if settings.database_url:
+        url = urlsplit(settings.database_url)
+        database = f"PostgreSQL at {url.hostname}:{url.port or 5432}{url.path}"  # never the password
+    else:
+        database = str((settings.data_dir / "lectern.sqlite3").resolve())
 
     async def gather() -> dict:
         store = open_store(settings)
@@ -294,9 +309,16 @@ def report(
         return
     console = Console()
     console.print(
-        f"[bold]{book_id}[/]: {stats.questions} questions, {stats.not_found} not found "
-        f"({stats.not_found_rate:.0%}), feedback 👍 {stats.helpful} · 👎 {stats.unhelpful}"
+        f"[bold]{book_id}[/]: {stats.questions} question{'' if stats.questions == 1 else 's'} from readers, {stats.not_found} not found "
+        f"({stats.not_found_rate:.0%}), feedback 👍 {stats.helpful} · 👎 {stats.unhelpful}", highlight=False
     )
+    console.print(
+        f"[dim]Counted: the questions `lectern serve` answered (the widget, the HTTP API, MCP), stored in "
+        f"{database}. `lectern ask`, `eval` and `batch` are your own tries and are not counted.[/]",
+        highlight=False, soft_wrap=True,  # a path is never broken across lines
+    )
+    if not stats.questions:
+        return
     for title, rows in (("Most asked", found["asked"]), ("Not answered by the book", found["unanswered"])):
         table = Table("times", "question", "last asked", title=title)
         for row in rows:

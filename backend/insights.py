@@ -164,9 +164,10 @@ class GapFinder:
 
     def _cluster(self, book: str, since: datetime, asked: list[GapQuestion], limit: int) -> Gaps:
         level = self.levels.same_topic()
-        method = (f"questions more alike than {SAME_TOPIC_PERCENTILE}% of pairs of different topics (this "
-                  f"book's section titles from different pages, everyday questions; cosine ≥ {level:.2f}), "
-                  "every two questions of a gap")
+        method = (f"Two questions share a group when their similarity (the cosine of their embeddings) is at "
+                  f"least {level:.2f}, and so is every other pair in the group: more alike than "
+                  f"{SAME_TOPIC_PERCENTILE}% of pairs on different topics of this book (its section titles "
+                  "from different pages, and everyday questions), measured on each build.")
         if not asked:
             return Gaps(book=book, since=since, method=method, same_topic_similarity=level, gaps=[])
         vectors = unit_embeddings(self.embedder, [q.question for q in asked])

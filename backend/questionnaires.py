@@ -167,10 +167,16 @@ async def fill(store: ResilientStore, engine: AnswerEngine, questionnaire_id: st
     return answered
 
 
-def export_name(questionnaire: Questionnaire, on: date) -> str:
-    """`<name>-<YYYY-MM-DD>-export.csv`, the name reduced to letters, digits, `-` and `_`."""
+EXPORT_NAMES: dict[ExportMode, str] = {
+    "prefer_approved": "approved-else-generated", "approved_only": "approved-only", "generated": "generated-only",
+}
+
+
+def export_name(questionnaire: Questionnaire, mode: ExportMode, on: date) -> str:
+    """`<name>-<book>-<mode>-<YYYY-MM-DD>.csv`, the name reduced to letters, digits, `-` and `_`:
+    each mode's download has a name of its own."""
     stem = re.sub(r"[^A-Za-z0-9_-]+", "-", questionnaire.name).strip("-") or "questionnaire"
-    return f"{stem}-{on.isoformat()}-export.csv"
+    return f"{stem}-{questionnaire.book}-{EXPORT_NAMES[mode]}-{on.isoformat()}.csv"
 
 
 class Summary(BaseModel):

@@ -2,6 +2,7 @@
 HTML site."""
 
 import json
+import shlex
 from enum import Enum
 from pathlib import Path
 from typing import Annotated
@@ -65,6 +66,8 @@ def ingest_command(
         "book.toml/SUMMARY.md; else docusaurus]")] = None,
     dry_run: Annotated[bool, typer.Option(help="Print the chunk plan; embed nothing.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="Also print what was re-used, left out and measured.")] = False,
 ) -> None:
     """Index a book so readers' questions can be answered from it."""
     settings = Settings() if data_dir is None else Settings(LECTERN_DATA_DIR=data_dir)
@@ -85,19 +88,24 @@ def ingest_command(
                 console=err, transient=True, disable=json_output,
             ) as progress:
                 task = progress.add_task("embed", total=None)
+                index = BookIndex(client, book)
                 report = ingest(
-                    plan, BookIndex(client, book), make_embedder(settings),
+                    plan, index, make_embedder(settings),
                     on_progress=lambda done, total: progress.update(task, completed=done, total=total),
                     files_dir=settings.files_dir(book),
                 )
+                index.add_metadata({"folder": str(path.resolve())})  # the console lists its files
         finally:
             client.close()
     except (IngestError, FrontMatterError, LayoutError, IndexUnavailable, EmbeddingError, ValueError) as exc:
         raise fail(str(exc)) from None
     if json_output:
         typer.echo(report.model_dump_json(indent=2))
-    else:
-        print_summary(out, report)
+        return
+    print_summary(out, report)
+    if verbose:
+        print_details(out, report)
+    print_where_and_next(out, settings, book, data_dir)
 
 
 def print_plan(out: Console, plan: BookPlan, json_output: bool) -> None:
@@ -111,24 +119,45 @@ def print_plan(out: Console, plan: BookPlan, json_output: bool) -> None:
 
 
 def print_summary(out: Console, report: IngestReport) -> None:
+    """What a maintainer needs after every ingest: what the book holds now, and anything to fix."""
+    held = f"{report.pages} pages, {report.sections} sections, {report.chunks} passages"
     if report.unchanged:
-        out.print(f"[green]✓[/] {report.book} ({report.layout}): unchanged ({report.pages} pages, {report.chunks} chunks) in {report.seconds:.1f}s")
-        _print_calibration(out, report.calibration)  # measured again when its method changed
-        return
-    if report.rebuild_reason:
-        out.print(f"[yellow]rebuilt from scratch:[/] {report.rebuild_reason}")
-    out.print(
-        f"[green]✓[/] {report.book} ({report.layout}): {report.pages} pages, {report.chunks} chunks "
-        f"({report.embedded} embedded, {report.reused} reused, {report.removed} removed) in {report.seconds:.1f}s"
-        + (f" ({report.embedded / report.seconds:.1f} passages/s)" if report.embedded and report.seconds else "")
-    )
-    _print_calibration(out, report.calibration)
-    if report.dropped_questions:
-        out.print(f"  dropped {report.dropped_questions} quiz questions without an answer")
-    for problem in report.problems:
+        out.print(f"[green]✓[/] {report.book} is up to date ({held}); nothing changed since the last ingest "
+                  f"({report.seconds:.1f} s).", highlight=False)
+    else:
+        out.print(f"[green]✓[/] {report.book}: {held}, indexed in {report.seconds:.1f} s.", highlight=False)
+    for problem in report.problems:  # files that could not be read: the maintainer can fix these
         out.print(f"  [yellow]warning:[/] {problem}", highlight=False)
     if report.skipped_files:
-        out.print(f"  skipped {len(report.skipped_files)} files (draft, unlisted, empty, not content, or what other pages say): {', '.join(report.skipped_files)}")
+        out.print(f"  {len(report.skipped_files)} files left out (drafts, unlisted, empty, or not content); "
+                  "--verbose names them.", highlight=False)
+
+
+def print_details(out: Console, report: IngestReport) -> None:
+    """--verbose: how the index was built and measured."""
+    out.print(f"  layout: {report.layout}; collection: {report.collection}", highlight=False)
+    if report.rebuild_reason:
+        out.print(f"  rebuilt from scratch: {report.rebuild_reason}", highlight=False)
+    if not report.unchanged:
+        rate = f" ({report.embedded / report.seconds:.1f} passages/s)" if report.embedded and report.seconds else ""
+        out.print(f"  passages: {report.embedded} embedded{rate}, {report.reused} re-used from the last "
+                  f"build, {report.removed} removed", highlight=False)
+    if report.dropped_questions:
+        out.print(f"  quiz questions without an answer left out: {report.dropped_questions}", highlight=False)
+    for name in report.skipped_files:
+        out.print(f"  left out: {name}", highlight=False)
+    _print_calibration(out, report.calibration)
+
+
+def print_where_and_next(out: Console, settings: Settings, book: str, data_dir: Path | None) -> None:
+    if settings.qdrant_url:
+        out.print(f"  Index: the Qdrant server at {settings.qdrant_url}", highlight=False, soft_wrap=True)
+    else:
+        out.print(f"  Index: {settings.qdrant_path.resolve()}", highlight=False, soft_wrap=True)
+    given = f" --data-dir {shlex.quote(str(data_dir))}" if data_dir else ""
+    out.print(f"  Next: [bold]lectern serve --book {book}{given}[/]  (the widget and API at http://127.0.0.1:8000)",
+              highlight=False, soft_wrap=True)
+    out.print(f"    or: [bold]lectern ask \"How do I …?\" --book {book}{given}[/]", highlight=False, soft_wrap=True)
 
 
 def _print_calibration(out: Console, calibration: Calibration | None) -> None:
@@ -140,5 +169,6 @@ def _print_calibration(out: Console, calibration: Calibration | None) -> None:
             f"book above a best-passage similarity of {calibration.off_topic_similarity:.3f}; support stands out "
             f"from chance at {calibration.answerable:.3f} (at {calibration.answerable_on_one_page:.3f} when its "
             f"best passages are all on one page), twice as far at {calibration.confident:.3f} (the answer judge "
-            "reads support against these)"
+            "reads support against these)",
+            highlight=False,
         )

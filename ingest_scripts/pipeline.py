@@ -71,6 +71,7 @@ class IngestReport(BaseModel):
     book: str
     layout: str
     pages: int
+    sections: int  # distinct headed parts of pages (a page's opening text counts as one)
     chunks: int
     embedded: int
     reused: int
@@ -412,6 +413,7 @@ def ingest(
         book=book,
         layout=plan.layout,
         pages=len(plan.pages),
+        sections=len({(chunk.source_path, chunk.section) for chunk in plan.chunks}),
         chunks=len(plan.chunks),
         embedded=0,
         reused=len(plan.chunks) if unchanged else 0,

@@ -1,8 +1,14 @@
 """The maintainer console: /admin (one page) and /api/admin/... (the same data as JSON, CSV).
 
 Every /api/admin route needs `Authorization: Bearer <token>`: LECTERN_ADMIN_TOKEN opens every
-book, a book's own token (backend/registry.py) that book alone; compared in constant time. The
-page keeps the token the maintainer types for the browser tab only.
+book, a book's own token (backend/registry.py) that book alone; compared in constant time.
+
+The page signs in once per browser (POST /api/admin/session): the token is kept in an HttpOnly
+cookie, so no script on the page, an injected one included, can read it (in web storage any
+script could send it elsewhere). The cookie goes only to /api/admin, never from another site
+(SameSite=Strict), and counts only on requests carrying the console's own header, which another
+origin cannot add without a preflight this app refuses: no cross-site request forgery. It
+lasts a week unless the maintainer signs out.
 """
 
 import asyncio
@@ -19,9 +25,11 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from backend.api.edge import CONSOLE_POLICY
 from backend.api.limits import guessing
 from backend.api.schemas import MAX_SURROUNDING, Problem, no_nul
 from backend.curated import CuratedError, changed_passages, cited_passages, new_curated
+from backend.grounding.citations import excerpt
 from backend.insights import GAP_QUESTIONS, GapFinder, Gaps, Overview, overview
 from backend.question import MAX_QUESTION
 from backend.questionnaires import (
@@ -44,6 +52,9 @@ CONSOLE_PAGE = Path(__file__).with_name("console.html")
 Book = Annotated[str, PathParam(pattern=BOOK_ID.pattern)]
 Days = Annotated[int, Query(ge=1, le=366, description="How many days back")]
 _bearer = HTTPBearer(auto_error=False, description="LECTERN_ADMIN_TOKEN, or a book's maintainer token")
+SESSION_COOKIE = "lectern_console"
+CONSOLE_HEADER = "X-Lectern-Console"  # sent by the console's page with the cookie
+SESSION_SECONDS = 7 * 24 * 3600
 
 
 class Maintainer(BaseModel):
@@ -64,10 +75,10 @@ def maintainer(
     policies = registry.books if registry else {}
     if admin is None and not any(policy.maintainer_token_sha256 for policy in policies.values()):
         raise HTTPException(403, "The maintainer console is off: set LECTERN_ADMIN_TOKEN to turn it on.")
-    if credentials is None:
+    token = credentials.credentials if credentials else _signed_in(request)
+    if token is None:
         raise HTTPException(401, "Send the maintainer token as `Authorization: Bearer <token>`.",
                             headers={"WWW-Authenticate": "Bearer"})
-    token = credentials.credentials
     if admin is not None and secrets.compare_digest(token.encode(), admin.get_secret_value().encode()):
         who = Maintainer(every_book=True)
     else:
@@ -86,6 +97,11 @@ def maintainer(
     return who
 
 
+def _signed_in(request: Request) -> str | None:
+    """The token the console's page signed in with, on the page's own requests only."""
+    return request.cookies.get(SESSION_COOKIE) if request.headers.get(CONSOLE_HEADER) == "1" else None
+
+
 # Every console route may refuse its input (400: a book id, a query, a body), its token (401,
 # 403, 429), the book (404) or answer 503 when the database is down.
 ERRORS = {code: {"model": Problem} for code in (400, 401, 403, 404, 429, 503)}
@@ -94,11 +110,48 @@ page_router = APIRouter(include_in_schema=False)
 
 
 _PAGE = CONSOLE_PAGE.read_text(encoding="utf-8")
+_ASSETS = {  # the page's script and styles, served by the app so the page's CSP allows nothing inline
+    name: (CONSOLE_PAGE.with_name(name).read_text(encoding="utf-8"), media_type)
+    for name, media_type in (("console.js", "text/javascript"), ("console.css", "text/css"))
+}
+_NO_STORE = {"Cache-Control": "no-store"}
 
 
 @page_router.get("/admin")
 async def console_page() -> HTMLResponse:
-    return HTMLResponse(_PAGE, headers={"Cache-Control": "no-store"})
+    return HTMLResponse(_PAGE, headers={**_NO_STORE, "Content-Security-Policy": CONSOLE_POLICY})
+
+
+@page_router.get("/admin/{asset}")
+async def console_asset(asset: str) -> Response:
+    if asset not in _ASSETS:
+        raise HTTPException(404, f"The console has no file {asset!r}.")
+    text, media_type = _ASSETS[asset]
+    return Response(text, media_type=f"{media_type}; charset=utf-8", headers=_NO_STORE)
+
+
+@router.post("/session", status_code=204)
+async def sign_in(
+    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+) -> Response:
+    """Keeps the token sent as `Authorization: Bearer` in an HttpOnly cookie for the console's
+    page, for a week or until DELETE /api/admin/session."""
+    if credentials is None:
+        raise HTTPException(400, "Sign in with the token as `Authorization: Bearer <token>`.")
+    response = Response(status_code=204)
+    # Secure whenever the page is on HTTPS (behind a proxy the app itself may see plain HTTP).
+    secure = request.url.scheme == "https" or request.headers.get("origin", "").startswith("https://")
+    response.set_cookie(SESSION_COOKIE, credentials.credentials, max_age=SESSION_SECONDS, path="/api/admin",
+                        secure=secure, httponly=True, samesite="strict")
+    return response
+
+
+@page_router.delete("/api/admin/session", status_code=204)
+async def sign_out() -> Response:
+    """Forgets the console's sign-in in this browser (no token needed: it only clears a cookie)."""
+    response = Response(status_code=204)
+    response.delete_cookie(SESSION_COOKIE, path="/api/admin", httponly=True, samesite="strict")
+    return response
 
 
 @router.get("/books")
@@ -137,8 +190,9 @@ async def export(
     request: Request, book: Book, days: Days = 30, format: Literal["csv", "json"] = "csv"
 ) -> Response:
     """Every answered question in the period, oldest first, as CSV or JSON (a download)."""
-    rows = await request.app.state.store.run(lambda store: store.interactions_since(book, _since(days)))
-    name = f"lectern-{book}-{days}d.{format}"
+    since = _since(days)
+    rows = await request.app.state.store.run(lambda store: store.interactions_since(book, since))
+    name = f"lectern-{book}-questions-{since.date().isoformat()}-to-{datetime.now(UTC).date().isoformat()}.{format}"
     disposition = {"Content-Disposition": f'attachment; filename="{name}"'}
     if format == "json":
         return JSONResponse([row.model_dump(mode="json") for row in rows], headers=disposition)
@@ -288,7 +342,7 @@ async def export_questionnaire(
     generated: approvals ignored."""
     questionnaire = await _questionnaire(request, book, questionnaire_id)
     rows = await request.app.state.store.run(lambda db: db.questionnaire_rows(questionnaire_id))
-    name = export_name(questionnaire, datetime.now(UTC).date())
+    name = export_name(questionnaire, mode, datetime.now(UTC).date())
     return Response(export_csv(questionnaire.header, rows, mode), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
@@ -308,7 +362,8 @@ class Passage(BaseModel):
     lesson: str
     section: str
     url: str
-    text: str
+    text: str = Field(description="The passage as the book's source writes it (markdown)")
+    excerpt: str = Field(description="Its sentence nearest the question, as the page shows it (no markup)")
 
 
 class CuratedView(BaseModel):
@@ -336,17 +391,16 @@ class CuratedInput(BaseModel):
     _no_nul = field_validator("*")(no_nul)
 
 
-def _passage(chunk: Chunk) -> Passage:
+def _passage(chunk: Chunk, question: str) -> Passage:
     return Passage(chunk_id=chunk.id, module=chunk.module, lesson=chunk.lesson, section=chunk.section,
-                   url=chunk.url, text=chunk.text)
+                   url=chunk.url, text=chunk.text, excerpt=excerpt(chunk.id, chunk.text, question))
 
 
 @router.get("/books/{book}/passages")
 async def find_passages(request: Request, book: Book, q: Annotated[str, Query(min_length=1, max_length=MAX_QUESTION)]) -> list[Passage]:
     """Passages of the book for a question, best first: what a curated answer may cite."""
     engine = await request.app.state.library.loaded_engine(book)
-    found = await asyncio.to_thread(engine.retriever.search, q, 8)
-    return [_passage(hit.chunk) for hit in found.hits]
+    return await asyncio.to_thread(lambda: [_passage(hit.chunk, q) for hit in engine.retriever.search(q, 8).hits])
 
 
 @router.get("/books/{book}/curated")
@@ -358,7 +412,7 @@ async def list_curated(request: Request, book: Book) -> CuratedList:
     return CuratedList(same_question_similarity=round(level, 3), answers=[
         CuratedView(
             id=c.id, question=c.question, answer=c.answer, state=c.state, updated_at=c.updated_at,
-            citations=[_passage(corpus.chunks[corpus.row[p.chunk_id]]) for p in c.citations if p.chunk_id in corpus.row],
+            citations=[_passage(corpus.chunks[corpus.row[p.chunk_id]], c.question) for p in c.citations if p.chunk_id in corpus.row],
             changed=changed_passages(c, corpus),
         )
         for c in answers
@@ -378,7 +432,7 @@ async def _save_curated(request: Request, book: str, body: CuratedInput, existin
     request.app.state.curated.changed(book)
     return CuratedView(id=curated.id, question=curated.question, answer=curated.answer, state=curated.state,
                        updated_at=curated.updated_at, changed=[],
-                       citations=[_passage(corpus.chunks[corpus.row[p.chunk_id]]) for p in citations])
+                       citations=[_passage(corpus.chunks[corpus.row[p.chunk_id]], body.question) for p in citations])
 
 
 async def _curated(request: Request, book: str, curated_id: str) -> CuratedAnswer:

@@ -102,6 +102,12 @@ _PAGE_POLICY = (
     "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: https:; "
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
 )
+# The maintainer console holds a token that opens the book's log: its scripts and styles are
+# files this app serves (/admin/console.js, /admin/console.css), nothing inline, no other origin.
+CONSOLE_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+)
 _ALWAYS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"strict-origin-when-cross-origin"),

@@ -43,6 +43,10 @@ class IndexUnavailable(RuntimeError):
     """The vector store cannot be reached or opened."""
 
 
+class IndexInUse(IndexUnavailable):
+    """The embedded index is open in another process (embedded Qdrant allows one per folder)."""
+
+
 class BookNotIngested(LookupError):
     """No index exists yet for the requested book."""
 
@@ -82,7 +86,7 @@ def open_client(settings: Settings, check: bool = True, timeout: float | None = 
         return cast(QdrantClient, _OneCallAtATime(client))
     except RuntimeError as exc:
         if "already accessed" in str(exc):
-            raise IndexUnavailable(
+            raise IndexInUse(
                 f"the index at {path} is open in another Lectern process "
                 "(stop it, or use a Qdrant server via QDRANT_URL)"
             ) from exc

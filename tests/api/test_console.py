@@ -2,14 +2,15 @@
 
 import csv
 import io
-from datetime import UTC, datetime
+import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.support.books import app_client, copy_data_dir
+from tests.support.books import app_client, copy_data_dir, ingest_into, write_book
 
 TOKEN = "s3cret-maintainer-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -80,7 +81,8 @@ def test_overview_and_export(motors_template: Path, tmp_path: Path, database: st
 
         exported = client.get("/api/admin/books/motors/interactions?days=7&format=csv", headers=AUTH)
         assert exported.headers["content-type"].startswith("text/csv")
-        assert 'filename="lectern-motors-7d.csv"' in exported.headers["content-disposition"]
+        week = f"{(datetime.now(UTC) - timedelta(days=7)).date()}-to-{datetime.now(UTC).date()}"
+        assert f'filename="lectern-motors-questions-{week}.csv"' in exported.headers["content-disposition"]
         rows = list(csv.DictReader(io.StringIO(exported.text)))
         assert [row["question"] for row in rows] == ANSWERABLE + UNANSWERABLE
         assert rows[0]["status"] == "found" and rows[0]["sources"].startswith("/docs/")
@@ -132,7 +134,7 @@ def test_questions_about_one_missing_topic_land_in_one_gap(real_book: Path) -> N
             answer = client.post("/api/chat/query", json={"query": question}).json()
             assert client.post("/api/feedback", json={"message_id": answer["message_id"], "helpful": False}).status_code == 200
         gaps = client.get("/api/admin/books/physical-ai/gaps", headers=AUTH).json()
-    assert gaps["method"].startswith("questions more alike than 95%")
+    assert gaps["method"].startswith("Two questions share a group") and f"{gaps['same_topic_similarity']:.2f}" in gaps["method"]
     groups = [{q["question"] for q in gap["questions"]} for gap in gaps["gaps"]]
     assert sorted(q for group in groups for q in group) == sorted([*topic_of, *STRAY])
     # No gap mixes two topics, or a topic with a stray question; except that a question about
@@ -147,3 +149,80 @@ def test_questions_about_one_missing_topic_land_in_one_gap(real_book: Path) -> N
     windows = next(gap for gap in gaps["gaps"] if "Does ROS 2 run natively on Windows?" in
                    {q["question"] for q in gap["questions"]})
     assert windows["count"] == 4 and windows["closest_lessons"]
+
+
+def test_the_console_page_runs_no_inline_script_or_style_under_a_strict_policy(motors_template: Path, tmp_path: Path) -> None:
+    """The console's CSP allowed inline scripts and a CDN: a token-holding page must run only
+    the app's own files."""
+    with console_for(copy_data_dir(motors_template, tmp_path / "d")) as client:
+        page = client.get("/admin")
+        policy = dict(part.strip().split(" ", 1) for part in page.headers["content-security-policy"].split(";"))
+        assert policy["script-src"] == "'self'" and policy["style-src"] == "'self'"
+        assert policy["default-src"] == "'none'" and policy["frame-ancestors"] == "'none'"
+        assert "unsafe-inline" not in page.headers["content-security-policy"] and "https:" not in policy.get("img-src", "")
+        assert "<style" not in page.text and " style=" not in page.text
+        scripts = re.findall(r"<script([^>]*)>(.*?)</script>", page.text, flags=re.DOTALL)
+        assert scripts and all('src="/admin/' in attributes and not body.strip() for attributes, body in scripts)
+        script, styles = client.get("/admin/console.js"), client.get("/admin/console.css")
+        assert script.headers["content-type"].startswith("text/javascript") and "function open()" in script.text
+        assert styles.headers["content-type"].startswith("text/css") and ":root" in styles.text
+        missing = client.get("/admin/other.js")
+        assert missing.status_code == 404 and "other.js" in missing.json()["detail"]
+
+
+WIRING = {"01-servo/01-wiring.md": """---
+title: Wiring
+---
+# Wiring
+
+## Connector pinout
+
+| Pin | Signal | Colour |
+|-----|--------|--------|
+| 1 | `GND` | black |
+| 2 | `VCC` | red |
+| 3 | `PWM` | yellow |
+
+The connector is keyed, so it fits one way only. Keep the cable away from the motor's power leads,
+which carry enough noise to upset the signal. The signal wire carries a **`PWM` pulse** every 20
+milliseconds, and the pulse's width, from 1 to 2 milliseconds, sets the servo's angle.
+"""}
+
+
+def test_passages_to_cite_show_their_sentence_nearest_the_question_without_markup(tmp_path: Path) -> None:
+    """The picker showed a passage's first 160 characters of markdown: table pipes and
+    backticks, cut before the sentence that answers."""
+    ingest_into(tmp_path / "data", write_book(tmp_path / "docs", WIRING), "servo")
+    with console_for(tmp_path / "data", book="servo") as client:
+        passages = client.get("/api/admin/books/servo/passages", params={"q": "Which pulse width sets the servo's angle?"},
+                              headers=AUTH).json()
+    pinout = passages[0]
+    assert pinout["section"] == "Connector pinout" and "| `GND` |" in pinout["text"]  # the source, as written
+    assert pinout["excerpt"] == ("The signal wire carries a PWM pulse every 20 milliseconds, and the pulse's width, "
+                                 "from 1 to 2 milliseconds, sets the servo's angle.")
+
+
+def test_signing_in_keeps_the_token_in_an_httponly_cookie_for_the_consoles_own_requests(motors_template: Path, tmp_path: Path) -> None:
+    """Login was kept in sessionStorage, forgotten in a new tab and readable by any script."""
+    with console_for(copy_data_dir(motors_template, tmp_path / "d")) as client:
+        refused = client.post("/api/admin/session", headers={"Authorization": "Bearer nope"})
+        assert refused.status_code == 403 and "set-cookie" not in refused.headers
+        signed = client.post("/api/admin/session", headers=AUTH)
+        assert signed.status_code == 204
+        cookie = signed.headers["set-cookie"]
+        assert cookie.startswith(f"lectern_console={TOKEN};") and "HttpOnly" in cookie and "SameSite=strict" in cookie
+        assert "Path=/api/admin" in cookie and "Max-Age=604800" in cookie and "Secure" not in cookie  # plain http here
+        page = {"X-Lectern-Console": "1"}
+        assert client.get("/api/admin/books", headers=page).json() == {"books": ["motors"]}
+        # Another site's request carries the cookie but cannot add the page's header unasked.
+        assert client.get("/api/admin/books").status_code == 401
+        preflight = client.options("/api/admin/books", headers={
+            "Origin": "https://evil.example", "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "x-lectern-console"})
+        assert "access-control-allow-origin" not in preflight.headers
+        https = client.post("/api/admin/session", headers={**AUTH, "Origin": "https://docs.example.com"})
+        assert "Secure" in https.headers["set-cookie"]
+        signed_out = client.delete("/api/admin/session")
+        assert signed_out.status_code == 204 and 'lectern_console=""' in signed_out.headers["set-cookie"]
+        assert client.get("/api/admin/books", headers=page).status_code == 401
+        assert client.post("/api/admin/session").status_code == 401

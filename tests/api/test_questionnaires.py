@@ -54,7 +54,8 @@ def exported(client: TestClient, questionnaire_id: str, mode: str) -> list[dict[
                           params={"mode": mode}, headers=AUTH)
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
     today = datetime.now(UTC).date().isoformat()
-    assert f'filename="Vendor-review-Q4-{today}-export.csv"' in response.headers["content-disposition"]
+    named = {"prefer_approved": "approved-else-generated", "approved_only": "approved-only", "generated": "generated-only"}
+    assert f'filename="Vendor-review-Q4-motors-{named[mode]}-{today}.csv"' in response.headers["content-disposition"]
     return list(csv.DictReader(io.StringIO(response.text)))
 
 

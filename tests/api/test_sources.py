@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 
+from backend.cli import app
 from tests.support import pdfs
 from tests.support.books import app_client, copy_data_dir
 
@@ -33,7 +35,8 @@ def _ask(client: TestClient, question: str) -> dict:
 
 
 def test_uploaded_sources_are_answered_from_and_deleted_ones_are_not(notes: TestClient, tmp_path: Path) -> None:
-    assert notes.get("/api/admin/books/notes/sources", headers=TOKEN).json() == {"managed": True, "files": []}
+    listed = notes.get("/api/admin/books/notes/sources", headers=TOKEN).json()
+    assert (listed["managed"], listed["files"], listed["ingested"]) == (True, [], [])
     first = notes.put("/api/admin/books/notes/sources/boiler.md", content=BOILER, headers=TOKEN)
     assert first.status_code == 200 and (first.json()["pages"], first.json()["embedded"]) == (1, 1)
     alone = _ask(notes, "How often is the boiler serviced?")  # a book of one passage answers too
@@ -166,3 +169,23 @@ def test_bombs_are_refused_with_a_message_and_each_pdf_is_read_once(notes: TestC
     after = {entry.name: entry.stat().st_mtime_ns for entry in cache.iterdir()}
     assert {name: after[name] for name in read} == read  # the handbook was not read again
     assert len(after) == 2  # the refused bomb is forgotten once the book no longer holds it
+
+
+def test_a_book_ingested_from_a_folder_lists_that_folders_files(tmp_path: Path) -> None:
+    """The Sources panel said "Nothing yet." for a book `lectern ingest` built from a folder:
+    it lists the files the index holds, and the folder they were read from."""
+    docs = tmp_path / "house"
+    docs.mkdir()
+    (docs / "boiler.md").write_bytes(BOILER)
+    pdfs.handbook(docs / "handbook.pdf")
+    ingested = CliRunner().invoke(app, ["ingest", str(docs), "--book", "house", "--data-dir", str(tmp_path / "data")])
+    assert ingested.exit_code == 0, ingested.stderr
+    with app_client(tmp_path / "data", book="house", LECTERN_ADMIN_TOKEN="sources-token") as client:
+        listed = client.get("/api/admin/books/house/sources", headers=TOKEN).json()
+    assert (listed["managed"], listed["files"], listed["folder"]) == (False, [], str(docs.resolve()))
+    files = {entry["name"]: entry for entry in listed["ingested"]}
+    assert set(files) == {"boiler.md", "handbook.pdf"}
+    assert (files["boiler.md"]["title"], files["boiler.md"]["pages"], files["boiler.md"]["passages"]) == ("Boiler", 1, 1)
+    handbook = files["handbook.pdf"]
+    assert handbook["title"] == "Acme Flood Policy Handbook" and handbook["pages"] == 3 and handbook["passages"] >= 3
+    assert handbook["url"] == "/books/house/files/handbook.pdf"

@@ -5,11 +5,12 @@ import csv
 import io
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
@@ -55,6 +56,7 @@ def test_log_in_read_the_charts_and_gaps_and_export(browser: Browser, console: t
     url, not_found = console
     assert not_found >= 15  # the unanswerable questions at least
     page = browser.new_page(accept_downloads=True)
+    refused = refusals(page)
     page.goto(f"{url}/admin")
     page.get_by_test_id("token").fill("wrong token")
     page.get_by_test_id("token").press("Enter")
@@ -79,11 +81,19 @@ def test_log_in_read_the_charts_and_gaps_and_export(browser: Browser, console: t
     jets = [text for text in texts if "jet engines" in text]
     assert len(jets) == 1 and "How do jet engines make thrust?" in jets[0]  # both wordings, one gap
     assert "Closest lessons" in jets[0]
+    # Copy a maintainer can act on: the numbers wait behind "How questions are grouped".
+    expect(page.locator("#c-level")).to_contain_text("at least 0.")
+    shown = page.locator("main").inner_text()
+    assert "cosine" not in shown and "95%" not in shown and not re.search(r"\b0\.\d\d\b", shown)
+    page.get_by_test_id("gap-details").locator("summary").click()
+    expect(page.locator("#gap-method")).to_contain_text(re.compile(r"at least 0\.\d\d.*95% of pairs"))
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "console.png"), full_page=True)
 
     with page.expect_download() as download:
         page.get_by_test_id("export-csv").click()
+    week = f"{(datetime.now(UTC) - timedelta(days=30)).date()}-to-{datetime.now(UTC).date()}"
+    assert download.value.suggested_filename == f"lectern-motors-questions-{week}.csv"
     saved = tmp_path / download.value.suggested_filename
     download.value.save_as(saved)
     rows = list(csv.DictReader(io.StringIO(saved.read_text(encoding="utf-8"))))
@@ -91,7 +101,36 @@ def test_log_in_read_the_charts_and_gaps_and_export(browser: Browser, console: t
 
     page.reload()  # the token is kept for this tab
     expect(page.get_by_test_id("kpis")).to_contain_text("60questions")
+    assert refused == []
     page.close()
+
+
+def test_signing_in_lasts_into_a_new_tab_until_signing_out_and_no_script_can_read_the_token(
+    browser: Browser, console: tuple[str, int]
+) -> None:
+    url, _ = console
+    context = browser.new_context()
+    first = context.new_page()
+    first.goto(f"{url}/admin")
+    first.get_by_test_id("token").fill(TOKEN)
+    first.get_by_test_id("token").press("Enter")
+    expect(first.get_by_test_id("kpis")).to_contain_text("60questions")
+    kept = first.evaluate("() => document.cookie + JSON.stringify({...localStorage}) + JSON.stringify({...sessionStorage})")
+    assert TOKEN not in kept
+
+    second = context.new_page()  # a new tab: signed in, no form
+    refused = refusals(second)
+    second.goto(f"{url}/admin")
+    expect(second.get_by_test_id("kpis")).to_contain_text("60questions")
+    expect(second.get_by_test_id("login")).to_be_hidden()
+    second.get_by_test_id("sign-out").click()
+    expect(second.get_by_test_id("token")).to_be_visible()
+    expect(second.get_by_test_id("login-error")).to_have_text("")
+    first.reload()
+    expect(first.get_by_test_id("token")).to_be_visible()
+    expect(first.get_by_test_id("kpis")).to_be_hidden()
+    assert refused == []
+    context.close()
 
 
 QUESTIONNAIRE_QUESTIONS = [*ANSWERABLE, *UNANSWERABLE] * 2 + ["Does the servo report its temperature?",
@@ -108,6 +147,7 @@ def test_a_questionnaire_is_answered_reviewed_and_exported(browser: Browser, con
             writer.writerow([f"Q{number}", question, f"note {number}"])
     assert len(QUESTIONNAIRE_QUESTIONS) == 20
     page = browser.new_page(accept_downloads=True)
+    refused = refusals(page)
     page.goto(f"{url}/admin")
     page.get_by_test_id("token").fill(TOKEN)
     page.get_by_test_id("token").press("Enter")
@@ -120,6 +160,9 @@ def test_a_questionnaire_is_answered_reviewed_and_exported(browser: Browser, con
 
     first = page.locator("[data-testid=q-row][data-position='1']")
     expect(first.locator(".status")).to_have_text("FOUND")
+    for cell in first.locator("td").all():  # every cell, the actions' too, spans its row exactly
+        row, box = first.bounding_box(), cell.bounding_box()
+        assert row and box and abs(box["y"] - row["y"]) < 1 and abs(box["height"] - row["height"]) < 1
     first.get_by_test_id("approve").click()
     expect(first).to_contain_text("✓ approved")
     second = page.locator("[data-testid=q-row][data-position='2']")
@@ -139,25 +182,38 @@ def test_a_questionnaire_is_answered_reviewed_and_exported(browser: Browser, con
     assert set(statuses.all_inner_texts()) == {"NOT_FOUND"}
     page.screenshot(path=str(ARTIFACTS / "console-questionnaire.png"), full_page=True)
 
-    exports = {}
+    exports, names = {}, {}
     for mode in ("prefer_approved", "approved_only", "generated"):
         page.get_by_test_id("q-mode").select_option(mode)
         with page.expect_download() as download:
             page.get_by_test_id("q-export").click()
-        assert re.fullmatch(r"Vendor-security-review-\d{4}-\d{2}-\d{2}-export\.csv", download.value.suggested_filename)
+        names[mode] = download.value.suggested_filename
         saved = tmp_path / f"{mode}.csv"
         download.value.save_as(saved)
         exports[mode] = list(csv.DictReader(io.StringIO(saved.read_text(encoding="utf-8"))))
+    today = datetime.now(UTC).date()
+    assert names == {"prefer_approved": f"Vendor-security-review-motors-approved-else-generated-{today}.csv",
+                     "approved_only": f"Vendor-security-review-motors-approved-only-{today}.csv",
+                     "generated": f"Vendor-security-review-motors-generated-only-{today}.csv"}
     assert all(len(rows) == 20 for rows in exports.values())
     assert exports["prefer_approved"][1]["Answer"] == "Steppers move in exact steps without feedback."
     assert exports["generated"][1]["Answer"] != "Steppers move in exact steps without feedback."
     assert [bool(row["Answer"]) for row in exports["approved_only"]] == [True, True] + [False] * 18
     assert exports["prefer_approved"][4]["Notes"] == "note 5" and exports["prefer_approved"][18]["Status"] == ""
+    assert refused == []
     page.close()
 
 
 EDITED = "A servo keeps its position with a feedback loop that compares where it is with where it should be."
 _HOST: dict[str, str] = {}  # the API's and the host page's URLs, once the console fixture runs
+
+
+def refusals(page: Page) -> list[str]:
+    """What the page's content security policy refused, and scripts that failed, as they come."""
+    seen: list[str] = []
+    page.on("console", lambda message: seen.append(message.text) if "Content Security Policy" in message.text else None)
+    page.on("pageerror", lambda error: seen.append(str(error)))
+    return seen
 
 
 async def _host_page(request: Request) -> HTMLResponse:
@@ -179,6 +235,10 @@ def test_an_edited_answer_is_approved_and_a_paraphrase_gets_it_in_the_widget(
     asked.get_by_test_id("write-answer").click()
     expect(page.get_by_test_id("c-question")).to_have_value("How does a servo hold its position?")
     expect(page.get_by_test_id("c-passage").first).to_be_checked()
+    offered = page.get_by_test_id("c-passages").inner_text()  # what a reader sees of each, no markdown
+    assert "Servo Motors › Holding Position: A servo motor holds its position" in offered
+    assert not re.search(r"[`|*]|^#|\btop\b", offered, flags=re.MULTILINE)
+    expect(page.get_by_test_id("c-passages").locator("code").first).to_have_text("servo_bus:")
     page.get_by_test_id("c-answer").fill(EDITED)
     page.get_by_test_id("c-save").click()
     approved = page.get_by_test_id("c-list").locator("tr", has_text=EDITED)

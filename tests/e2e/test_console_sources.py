@@ -6,8 +6,10 @@ from pathlib import Path
 import httpx
 import pytest
 from playwright.sync_api import Browser, expect
+from typer.testing import CliRunner
 
 from backend.app import create_app
+from backend.cli import app
 from tests.e2e.conftest import ARTIFACTS
 from tests.fakes.servers import FakeServer
 from tests.support import pdfs
@@ -48,3 +50,27 @@ def test_upload_index_answer_and_delete_sources(browser: Browser, tmp_path: Path
         expect(sources.locator("tbody tr")).to_have_count(1)
         answer = httpx.post(f"{server.url}/api/chat/query", json={"query": "How often is the boiler serviced?"}).json()
         assert answer["sources"][0]["url"] == f"{server.url}/books/notes/pages/boiler.md#servicing"
+
+
+def test_a_book_ingested_from_a_folder_lists_its_files_and_how_to_change_them(browser: Browser, tmp_path: Path) -> None:
+    docs = tmp_path / "house"
+    docs.mkdir()
+    (docs / "boiler.md").write_text("# Boiler\n\n## Servicing\n\nThe boiler is serviced every spring.\n")
+    pdfs.handbook(docs / "handbook.pdf")
+    ingested = CliRunner().invoke(app, ["ingest", str(docs), "--book", "house", "--data-dir", str(tmp_path / "data")])
+    assert ingested.exit_code == 0, ingested.stderr
+    with FakeServer(create_app(app_settings(tmp_path / "data", book="house", LECTERN_ADMIN_TOKEN=TOKEN))) as server:
+        page = browser.new_page()
+        page.goto(f"{server.url}/admin")
+        page.get_by_test_id("token").fill(TOKEN)
+        page.get_by_test_id("token").press("Enter")
+        sources = page.get_by_test_id("sources")
+        handbook = sources.locator("tbody tr", has_text="handbook.pdf")
+        expect(handbook).to_contain_text("Acme Flood Policy Handbook")
+        expect(handbook).to_contain_text("3 chapters")
+        expect(sources.locator("tbody tr", has_text="boiler.md")).to_contain_text("Boiler")
+        expect(handbook.get_by_role("link", name="Open")).to_have_attribute("href", "/books/house/files/handbook.pdf")
+        expect(page.get_by_test_id("s-folder").locator("code")).to_have_text([str(docs.resolve()), "lectern ingest", "lectern ingest"])
+        expect(page.get_by_test_id("s-file")).to_be_hidden()
+        assert "`" not in sources.inner_text() and "Nothing yet" not in sources.inner_text()
+        page.screenshot(path=str(ARTIFACTS / "console-sources-ingested.png"), full_page=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-CONSOLE = Path(__file__).resolve().parents[2] / "backend" / "api" / "console.html"
+CONSOLE = Path(__file__).resolve().parents[2] / "backend" / "api" / "console.js"
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs Node")
