@@ -27,16 +27,20 @@ RENDERED_PAGES = 32
 
 
 def rendered_sections(corpus: BookCorpus, page: Page) -> str:
-    """The page's passages as HTML `<section>`s, the first part of each section with its anchor
-    as its id; raw HTML in a passage is shown as text, never run."""
-    return _rendered(corpus, page.source_path)
+    """The page's title and passages as HTML `<section>`s, the first part of each section with
+    its anchor as its id; raw HTML in a passage is shown as text, never run."""
+    return _rendered(corpus, page.source_path, page.title)
 
 
 @lru_cache(maxsize=RENDERED_PAGES)
-def _rendered(corpus: BookCorpus, source_path: str) -> str:
+def _rendered(corpus: BookCorpus, source_path: str, title: str) -> str:
     sections: list[str] = []
     anchored: set[str] = set()
-    for chunk in corpus.page_chunks(source_path):
+    chunks = corpus.page_chunks(source_path)
+    # A page's `# Title` is in its first passage only when text follows it before a `##`.
+    if not (chunks and chunks[0].text.startswith("# ")):
+        sections.append(f"<h1>{html.escape(title)}</h1>")
+    for chunk in chunks:
         body = _markdown.render(chunk.text[chunk.overlap_chars :])
         anchor = ""
         if chunk.anchor and chunk.anchor not in anchored:  # a split section's first part
