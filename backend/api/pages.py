@@ -124,17 +124,51 @@ DEMO_TEMPLATE = """<!doctype html>
   pre {{ overflow-x: auto; background: #8881; padding: 0.75rem; border-radius: 6px; }}
   table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #8886; padding: 0.3rem 0.5rem; }}
   header.demo {{ font-size: 0.8rem; opacity: 0.7; margin-bottom: 1rem; }}
-  @media (max-width: 700px) {{ body {{ grid-template-columns: 1fr; }} nav {{ display: none; }} main {{ padding: 1rem; }} }}
+  .menu {{ display: none; }}
+  @media (max-width: 700px) {{
+    body {{ grid-template-columns: 1fr; }}
+    main {{ padding: 1rem; }}
+    .menu {{ display: inline-flex; align-items: center; gap: 0.4rem; position: sticky; top: 0; z-index: 3;
+             margin: 0.5rem 1rem 0; padding: 0.5rem 0.8rem; font: inherit; font-size: 0.95rem;
+             border: 1px solid #8888; border-radius: 6px; background: Canvas; color: CanvasText; cursor: pointer; }}
+    nav {{ display: none; position: fixed; inset: 0 auto 0 0; width: min(85vw, 300px); z-index: 4;
+           background: Canvas; box-shadow: 0 0 24px #0006; }}
+    nav.open {{ display: block; }}
+  }}
 </style>
 </head>
 <body>
-<nav aria-label="Lessons">{nav}</nav>
+<button type="button" class="menu" aria-expanded="false" aria-controls="lessons"><span aria-hidden="true">☰</span> Lessons</button>
+<nav id="lessons" aria-label="Lessons">{nav}</nav>
 <main>
 <header class="demo">Lectern demo · book <code>{book}</code> · select any passage and click “Ask about this”, or use the chat button.</header>
 <article data-lesson-id="{lesson_id}">
 {content}
 </article>
 </main>
+<script>
+  // Below 700 px the lessons are a panel the menu button opens over the page (a disclosure).
+  (() => {{
+    const button = document.querySelector("button.menu"), nav = document.getElementById("lessons");
+    const setOpen = (open, returnFocus) => {{
+      nav.classList.toggle("open", open);
+      button.setAttribute("aria-expanded", String(open));
+      if (open) (nav.querySelector("a[aria-current]") || nav.querySelector("a"))?.focus();
+      else if (returnFocus) button.focus();
+    }};
+    const isOpen = () => nav.classList.contains("open");
+    button.addEventListener("click", () => setOpen(!isOpen(), false));
+    document.addEventListener("keydown", (event) => {{
+      if (event.key === "Escape" && isOpen()) {{ event.preventDefault(); setOpen(false, true); }}
+    }});
+    document.addEventListener("click", (event) => {{
+      if (isOpen() && !nav.contains(event.target) && !button.contains(event.target)) setOpen(false, false);
+    }});
+    nav.addEventListener("focusout", (event) => {{
+      if (isOpen() && event.relatedTarget && !nav.contains(event.relatedTarget) && event.relatedTarget !== button) setOpen(false, false);
+    }});
+  }})();
+</script>
 <script src="/widget.js" defer data-api-url="" data-book-id="{book}" data-lesson-id="{lesson_id}" data-title="Ask this book"></script>
 </body>
 </html>
