@@ -54,7 +54,10 @@ _NOT_TEXT = (
     "table[class^=index-], table[class*=printindex], "  # Texinfo's index (entries linking to sections)
     "[role=tablist], "  # the labels of tabs, not their panels
     ".admonition-title, [class*=admonitionHeading], .custom-block-title, "  # "Note", "Warning"
-    ".viewcode-link"  # Sphinx's "[source]" beside a signature
+    ".viewcode-link, "  # Sphinx's "[source]" beside a signature
+    # A footnote's marker ("immutable¹") and its note's links back to it ("↩"); the note stays.
+    "[role=doc-noteref], [role=doc-backlink], [data-footnote-ref], [data-footnote-backref], "
+    ".footnote-ref, .footnote-reference, .footnote-backref, .fn-backref, .footnote-return, .backrefs"
 )
 # The classes of a <div> that is a section of the book (Texinfo's and DocBook's).
 _SECTIONING = re.compile(r"\b(?:(?:sub)*section|chapter|appendix\w*|unnumbered\w*|part|sect\d|top)\b")
