@@ -46,6 +46,11 @@ _COMMENT = re.compile(
 # read as code (a capitalised "__Note__" is still bold).
 _SPECIAL_NAME = re.compile(r"(?<![\w`\\])(?:[A-Za-z_]\w*\.)*__[a-z][a-z0-9_]*?__(?:\.\w+)*(?:\(\))?(?![\w`])")
 _CODE_OR_SPECIAL_NAME = re.compile(rf"(?P<code>(?P<ticks>`+).+?(?P=ticks))|{_SPECIAL_NAME.pattern}", re.DOTALL)
+# A collapsible (`<details>`): its `<summary>` is the label of the button that shows it ("Reveal
+# Answer"), not text of the book; its body is the book's, shown when the reader opens it.
+_COLLAPSIBLE = re.compile(
+    r"<details\b[^>]*>|</details\s*>|<summary\b[^>]*>(?P<summary>.*?)</summary\s*>", re.IGNORECASE | re.DOTALL
+)
 _FOOTNOTE_LABEL = re.compile(r"\A[ \t]*\[\^[^\]]+\]:[ \t]?")
 # Inline markup a reader sees as its text: a code span is left as it is (`<robot>` included);
 # an image and an HTML/JSX tag show no text; a link, inline or by reference ("[its docs][cargo]",
@@ -122,6 +127,8 @@ class Block:
     level: int = 0  # heading level
     anchor: str = ""  # a heading's anchor, once known
     page: int = 0  # a PDF's page number (1-based); 0 for pages of a site
+    collapsible: int = 0  # the number on its page of the collapsible it is the body of; 0: none
+    summary: str = ""  # that collapsible's label
 
 
 def placed(blocks: list[Block]) -> list[Block]:
@@ -372,6 +379,7 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
     blocks: list[Block] = []
     notes: list[Block] = []
     comment_end = ""  # set while inside a comment that spans blocks
+    collapsibles = _Collapsibles()
     opener = False  # the block before was an admonition's opener
     for i, token in enumerate(tokens):
         if token.type == "footnote_open":
@@ -413,6 +421,9 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
             raw = without_pointers(raw, references)
         elif token.type == "html_block":
             kind = "html"
+        holder = collapsibles.read(raw) if kind == "html" else collapsibles.open
+        if kind == "html":
+            raw = _COLLAPSIBLE.sub("", raw)
         if kind == "text" and _MDX_STATEMENT.match(raw):
             continue  # MDX reads a whole paragraph that starts with import/export as ESM
         if kind in ("text", "html"):
@@ -435,8 +446,37 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
                 continue
         elif kind == "table":
             raw = as_shown(raw, references, footnotes)
-        blocks.append(Block(kind, body_start + start, body_start + end, raw, level))
+        number, summary = holder or (0, "")
+        blocks.append(Block(kind, body_start + start, body_start + end, raw, level, collapsible=number, summary=summary))
     return sorted(blocks + notes, key=lambda block: block.start) if notes else blocks
+
+
+class _Collapsibles:
+    """The `<details>` a page's HTML blocks open and close, numbered in the page's order."""
+
+    def __init__(self) -> None:
+        self.opened: list[tuple[int, str]] = []  # (number, summary), the innermost last
+        self.count = 0
+
+    @property
+    def open(self) -> tuple[int, str] | None:
+        return self.opened[-1] if self.opened else None
+
+    def read(self, html: str) -> tuple[int, str] | None:
+        """Follows the block's tags; returns the collapsible its text is in (the innermost one
+        open in it), None outside any."""
+        holder = self.open
+        for tag in _COLLAPSIBLE.finditer(html):
+            if tag["summary"] is not None and self.opened:
+                self.opened[-1] = (self.opened[-1][0], plain_text(" ".join(tag["summary"].split())))
+                holder = self.opened[-1]
+            elif tag[0][1] != "/" and tag["summary"] is None:
+                self.count += 1
+                self.opened.append((self.count, ""))
+                holder = self.opened[-1]
+            elif tag[0][1] == "/" and self.opened:
+                self.opened.pop()
+        return holder
 
 
 def _footnote_blocks(tokens: list[Token], opened: int, body: str, body_start: int, line_starts: list[int]) -> list[Block]:
@@ -459,7 +499,7 @@ def _footnote_blocks(tokens: list[Token], opened: int, body: str, body_start: in
 def drop_unanswered_questions(blocks: list[Block]) -> tuple[list[Block], int]:
     """Quiz pages: keep question-and-answer content, drop questions that have no answer.
 
-    A question is answered by an answer inside it (a `<details>` block, "Answer: …") or by an
+    A question is answered by an answer inside it (a collapsible's body, "Answer: …") or by an
     entry with the same number under an answer-key heading further down the page.
     """
     units: list[tuple[str | None, list[Block]]] = [(None, [])]
@@ -479,7 +519,7 @@ def drop_unanswered_questions(blocks: list[Block]) -> tuple[list[Block], int]:
             units.append((None, []))
         units[-1][1].append(block)
         number = units[-1][0]
-        if number and block is not units[-1][1][0] and _QUIZ_ANSWER.search(block.text):
+        if number and block is not units[-1][1][0] and (block.collapsible or _QUIZ_ANSWER.search(block.text)):
             answered.add(number)
     kept = [b for number, unit in units if number is None or number in answered for b in unit]
     dropped = {number for number, _ in units if number and number not in answered}
@@ -662,6 +702,7 @@ def chunks_of(
             if overlap:
                 text = f"{overlap}\n\n{text}"
             page_starts = _page_starts(part, len(overlap) + 2 if overlap else 0, previous)
+            collapsibles = _collapsibles(part, len(overlap) + 2 if overlap else 0)
             previous = part
             chunks.append(
                 Chunk(
@@ -682,6 +723,7 @@ def chunks_of(
                     start=part[0].start,
                     end=part[-1].end,
                     page_starts=page_starts,
+                    collapsibles=collapsibles,
                 )
             )
     return chunks
@@ -698,6 +740,22 @@ def _page_starts(part: list[Block], offset: int, previous: list[Block] | None) -
             starts.append((offset, block.page))
         offset += len(block.text) + 2
     return starts
+
+
+def _collapsibles(part: list[Block], offset: int) -> list[tuple[int, int, str]]:
+    """Where the bodies of collapsibles are in a passage whose own text starts at `offset`:
+    (start, end, summary) of each run of blocks of one collapsible."""
+    runs: list[tuple[int, int, str]] = []
+    previous = 0
+    for block in part:
+        end = offset + len(block.text)
+        if block.collapsible and block.collapsible == previous:
+            runs[-1] = (runs[-1][0], end, block.summary)
+        elif block.collapsible:
+            runs.append((offset, end, block.summary))
+        previous = block.collapsible
+        offset = end + 2
+    return runs
 
 
 def _string_list(value: object, key: str | None = None) -> list[str]:

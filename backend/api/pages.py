@@ -14,7 +14,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from markdown_it import MarkdownIt
 
 from backend.api.access import check_reader
-from backend.retrieval.models import Page
+from backend.retrieval.models import Chunk, Page
 from backend.retrieval.search import BookCorpus
 
 WIDGET_JS = Path(__file__).resolve().parents[2] / "widget" / "dist" / "widget.js"
@@ -41,13 +41,29 @@ def _rendered(corpus: BookCorpus, source_path: str, title: str) -> str:
     if not (chunks and chunks[0].text.startswith("# ")):
         sections.append(f"<h1>{html.escape(title)}</h1>")
     for chunk in chunks:
-        body = _markdown.render(chunk.text[chunk.overlap_chars :])
+        body = _rendered_passage(chunk)
         anchor = ""
         if chunk.anchor and chunk.anchor not in anchored:  # a split section's first part
             anchored.add(chunk.anchor)
             anchor = f' id="{html.escape(chunk.anchor)}"'
         sections.append(f"<section{anchor}>{body}</section>")
     return "\n".join(sections)
+
+
+def _rendered_passage(chunk: Chunk) -> str:
+    """A passage's own text (without the sentence it repeats) as HTML, the bodies of its
+    collapsibles as closed `<details>` under their labels."""
+    html_parts: list[str] = []
+    shown = chunk.overlap_chars
+    for start, end, summary in chunk.collapsibles:
+        if end <= shown:
+            continue
+        html_parts.append(_markdown.render(chunk.text[shown:start]))
+        body = _markdown.render(chunk.text[max(start, shown) : end])
+        html_parts.append(f"<details><summary>{html.escape(summary or 'Details')}</summary>{body}</details>")
+        shown = end
+    html_parts.append(_markdown.render(chunk.text[shown:]))
+    return "".join(html_parts)
 
 
 @router.get("/widget.js")
@@ -123,6 +139,7 @@ DEMO_TEMPLATE = """<!doctype html>
   main {{ padding: 1.5rem 3rem; max-width: 52rem; }}
   pre {{ overflow-x: auto; background: #8881; padding: 0.75rem; border-radius: 6px; }}
   table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #8886; padding: 0.3rem 0.5rem; }}
+  details {{ margin: 0.5rem 0 1rem; }} summary {{ cursor: pointer; font-weight: 600; }}
   header.demo {{ font-size: 0.8rem; opacity: 0.7; margin-bottom: 1rem; }}
   .menu {{ display: none; }}
   @media (max-width: 700px) {{

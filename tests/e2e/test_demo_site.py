@@ -2,7 +2,6 @@
 page under its title, the lessons menu on a phone, the quiz's answers behind their buttons."""
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -95,3 +94,18 @@ def test_on_a_wide_screen_the_lessons_are_always_shown(desktop: Page, server: st
     desktop.goto(f"{server}{PRIVACY}")
     expect(desktop.get_by_role("navigation", name="Lessons")).to_be_visible()
     expect(desktop.get_by_role("button", name="Lessons")).to_be_hidden()
+
+
+def test_the_quizs_answers_are_behind_closed_collapsibles(desktop: Page, server: str) -> None:
+    desktop.goto(f"{server}{QUIZ}")
+    answers = desktop.locator("article details")
+    expect(answers).to_have_count(2)
+    for i in range(2):
+        expect(answers.nth(i)).not_to_have_attribute("open", "")
+        expect(answers.nth(i).locator("summary")).to_have_text("Reveal Answer")
+    first = desktop.get_by_text("At least ten characters.")
+    expect(first).to_be_hidden()
+    expect(desktop.locator("article p").filter(has_text="Reveal Answer")).to_have_count(0)  # a label, not text
+    answers.first.locator("summary").click()
+    expect(first).to_be_visible()
+    expect(desktop.get_by_text("Seven days.")).to_be_hidden()

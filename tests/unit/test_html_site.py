@@ -769,3 +769,18 @@ def test_footnote_markers_and_back_links_are_not_passage_text(tmp_path: Path) ->
         assert any(text.endswith("Assigning to an attribute of a frozen instance raises FrozenInstanceError.")
                    for text in texts[1:]), texts
         assert not any("↩" in text for text in texts)
+
+
+def test_a_collapsibles_button_label_is_not_passage_text() -> None:
+    """Docusaurus's <details> and Material for MkDocs' "???" admonitions: the summary is the
+    button that opens the body, which is the page's own text."""
+    html = page(f"""<main><h1>Quiz</h1><h2 id="questions">Questions</h2><p>{PROSE}</p>
+        <p><strong>Question 1:</strong> How long is a conversation kept?</p>
+        <details class="details_lb9f alert alert--info" data-collapsed="true"><summary>Reveal Answer</summary>
+        <div><div class="collapsibleContent_i85q"><p><strong>Answer:</strong> Seven days.</p></div></div></details>
+        <details class="tip"><summary>Show solution</summary><p>Clear the browser's storage.</p></details></main>""")
+    result = read_page(html)
+    assert result is not None
+    texts = [block.text for block in result.blocks if block.kind == "text"]
+    assert texts[-2:] == ["Answer: Seven days.", "Clear the browser's storage."]
+    assert not any("Reveal" in text or "Show solution" in text for text in texts)

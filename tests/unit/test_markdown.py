@@ -781,3 +781,52 @@ __init__.py file. snake_case_names, `__slots__` in code, *emphasis* and __Bold__
     sentences = [sentence.text for sentence in split_sentences(chunk.id, chunk.text)]
     assert sentences[0].startswith("Instances are made by `__new__()` and `object.__new__`, then set up by `__init__`")
     assert "emphasis and Bold read as before." in sentences[-1]
+
+
+def test_a_collapsible_is_read_as_its_body_without_its_button_label() -> None:
+    page = parse("""# Exercises
+
+## Sorting
+
+**Question 1:** Which function returns a new sorted list?
+
+<details>
+<summary>Reveal Answer</summary>
+
+`sorted()` returns a new list; `list.sort()` sorts in place.
+</details>
+
+**Question 2:** Is the sort stable?
+
+<details><summary>Show   solution</summary>Yes: equal items keep their order.</details>
+
+<details>
+  <summary>Hint</summary>
+
+Think of records sorted twice.
+
+<details>
+<summary>Deeper</summary>
+
+Sort by the secondary key first.
+
+</details>
+
+Then by the primary key.
+</details>
+
+Sorting is done.
+""", path="01-mod/quiz.md")
+    assert page.page.kind == "quiz" and page.dropped_questions == 0  # answered inside their collapsibles
+    chunk, = page.chunks
+    for label in ("Reveal Answer", "Show", "solution", "Hint", "Deeper", "summary", "details"):
+        assert label not in chunk.text
+    bodies = [(chunk.text[start:end], summary) for start, end, summary in chunk.collapsibles]
+    assert bodies == [
+        ("`sorted()` returns a new list; `list.sort()` sorts in place.", "Reveal Answer"),
+        ("Yes: equal items keep their order.", "Show solution"),
+        ("Think of records sorted twice.", "Hint"),
+        ("Sort by the secondary key first.", "Deeper"),
+        ("Then by the primary key.", "Hint"),
+    ]
+    assert chunk.text.endswith("Then by the primary key.\n\nSorting is done.")
