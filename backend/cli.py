@@ -10,6 +10,7 @@ import typer
 from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 from rich.table import Table
 
 from backend.agent.errors import ConfigError, ModelUnavailable
@@ -127,7 +128,7 @@ def ask(
         return
     out.print(Markdown(answer.text))
     for c in answer.citations:
-        out.print(f"  [{c.number}] {c.module} · {c.lesson} · {c.section or 'top'}  [dim]{c.url}[/]", highlight=False)
+        out.print(f"  [{c.number}] {escape(c.label)}  [dim]{escape(c.url)}[/]", highlight=False)
     out.print(f"[dim]status: {answer.status} · confidence: {answer.confidence}[/]")
 
 

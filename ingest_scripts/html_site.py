@@ -4,9 +4,10 @@ module as the site gives them.
 The main content is found generically: a well-known content container (Docusaurus, MkDocs
 Material, mdBook), else `<main>`, `[role=main]` or `<article>`, else Sphinx's body; inside it,
 what is not the page's own text goes (navigation, headers and footers, forms and buttons,
-breadcrumbs, admonition titles, "edit this page" links, the "¶"/"#" links of headings). Headings
-keep the ids the page really has; text comes out as the markdown path writes it: prose, lists,
-fenced code blocks and pipe tables, inline code in backticks, links as their text, no images.
+breadcrumbs, admonition titles, collapsibles' button labels, "edit this page" links, the "¶"/"#"
+links of headings). Headings keep the ids the page really has; text comes out as the markdown
+path writes it: prose, lists, fenced code blocks and pipe tables, inline code in backticks,
+links as their text, no images.
 """
 
 import posixpath
@@ -54,7 +55,11 @@ _NOT_TEXT = (
     "table[class^=index-], table[class*=printindex], "  # Texinfo's index (entries linking to sections)
     "[role=tablist], "  # the labels of tabs, not their panels
     ".admonition-title, [class*=admonitionHeading], .custom-block-title, "  # "Note", "Warning"
-    ".viewcode-link"  # Sphinx's "[source]" beside a signature
+    "summary, "  # a collapsible's button label ("Reveal Answer"); its body is the page's text
+    ".viewcode-link, "  # Sphinx's "[source]" beside a signature
+    # A footnote's marker ("immutable¹") and its note's links back to it ("↩"); the note stays.
+    "[role=doc-noteref], [role=doc-backlink], [data-footnote-ref], [data-footnote-backref], "
+    ".footnote-ref, .footnote-reference, .footnote-backref, .fn-backref, .footnote-return, .backrefs"
 )
 # The classes of a <div> that is a section of the book (Texinfo's and DocBook's).
 _SECTIONING = re.compile(r"\b(?:(?:sub)*section|chapter|appendix\w*|unnumbered\w*|part|sect\d|top)\b")

@@ -15,6 +15,8 @@ from pathlib import PurePosixPath
 
 import yaml
 from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.footnote import footnote_plugin
 
 from backend.retrieval.models import Chunk, Page, PageKind
 from ingest_scripts.permalinks import (
@@ -28,7 +30,9 @@ MAX_TOKENS = 400  # chunk budget; sections above it are split into even parts
 MIN_TOKENS = 40  # a section smaller than this is folded into the next one of the same page
 OVERLAP_SENTENCES = 1
 
-_md = MarkdownIt("commonmark").enable("table")
+# Footnotes ("text[^note]" and "[^note]: …") are read as the page shows them: the marker is a
+# superscript link, and the note's text is content, read where it is written.
+_md = MarkdownIt("commonmark").enable("table").use(footnote_plugin)
 _MDX_STATEMENT = re.compile(r"^\s*(import|export)\s")
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(\s[^<>]*)?/?>")
 # Comments readers never see: MDX `{/* … */}` and HTML `<!-- … -->`, either of which may span
@@ -37,8 +41,17 @@ _COMMENTS = {"{/*": "*/}", "<!--": "-->"}
 _COMMENT = re.compile(
     "|".join(f"{re.escape(start)}.*?{re.escape(end)}" for start, end in _COMMENTS.items()), re.DOTALL
 )
-_INLINE_MARKUP = re.compile(r"\*\*|__|`|(?<!\w)[*_](?!\s)|(?<!\s)[*_](?!\w)")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# A Python special name written without backticks ("__new__()", "object.__init__", "__init__.py"):
+# a markdown reader takes its underscores for bold and shows "new()". An identifier, so it is
+# read as code (a capitalised "__Note__" is still bold).
+_SPECIAL_NAME = re.compile(r"(?<![\w`\\])(?:[A-Za-z_]\w*\.)*__[a-z][a-z0-9_]*?__(?:\.\w+)*(?:\(\))?(?![\w`])")
+_CODE_OR_SPECIAL_NAME = re.compile(rf"(?P<code>(?P<ticks>`+).+?(?P=ticks))|{_SPECIAL_NAME.pattern}", re.DOTALL)
+# A collapsible (`<details>`): its `<summary>` is the label of the button that shows it ("Reveal
+# Answer"), not text of the book; its body is the book's, shown when the reader opens it.
+_COLLAPSIBLE = re.compile(
+    r"<details\b[^>]*>|</details\s*>|<summary\b[^>]*>(?P<summary>.*?)</summary\s*>", re.IGNORECASE | re.DOTALL
+)
+_FOOTNOTE_LABEL = re.compile(r"\A[ \t]*\[\^[^\]]+\]:[ \t]?")
 # Inline markup a reader sees as its text: a code span is left as it is (`<robot>` included);
 # an image and an HTML/JSX tag show no text; a link, inline or by reference ("[its docs][cargo]",
 # "[cargo][]", "[cargo]"), shows its text (its target is a source file path or another site's
@@ -51,6 +64,7 @@ _ROLE = r"(?<![\w$])\{(?P<role>[\w.:+-]+)\}(?P<role_ticks>`+)(?P<role_text>.+?)(
 _INLINE = re.compile(
     _ROLE +
     r"|(?P<code>(?P<ticks>`+).+?(?P=ticks))"
+    r"|\[\^(?P<footnote>[^\]\s]+)\]"
     rf"|(?P<tag>{_TAG.pattern})"
     r"|(?P<image>!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])?)"
     r"|\[(?P<text>[^\]]*)\](?:\((?P<target>[^)]*)\)|\[(?P<label>[^\]]*)\])?",
@@ -113,6 +127,8 @@ class Block:
     level: int = 0  # heading level
     anchor: str = ""  # a heading's anchor, once known
     page: int = 0  # a PDF's page number (1-based); 0 for pages of a site
+    collapsible: int = 0  # the number on its page of the collapsible it is the body of; 0: none
+    summary: str = ""  # that collapsible's label
 
 
 def placed(blocks: list[Block]) -> list[Block]:
@@ -196,21 +212,32 @@ def _toml_mapping(raw: str, source_path: str) -> dict:
         raise FrontMatterError(f"{source_path}: front matter: {exc}") from exc
 
 
-def as_shown(markdown: str, references: frozenset[str] = frozenset()) -> str:
-    """Prose as the page shows it: links become their text; tags, images and admonition fences
-    go; code spans stay. `references` are the page's link reference labels (upper case), which
-    make "[label]" a link."""
+def as_shown(
+    markdown: str, references: frozenset[str] = frozenset(), footnotes: frozenset[str] = frozenset()
+) -> str:
+    """Prose as the page shows it: links become their text; tags, images, admonition fences and
+    the markers of the page's `footnotes` (their labels) go; code spans stay, and Python's
+    special names are code (see _SPECIAL_NAME). `references` are the page's link reference
+    labels (upper case), which make "[label]" a link."""
 
     def shown(match: re.Match[str]) -> str:
         if match["role"]:
             return role_shown(match["role"], match["role_text"])
         if match["code"]:
             return match[0]
+        if match["footnote"] is not None:
+            return "" if match["footnote"] in footnotes else match[0]
         if match["tag"] is not None or match["image"] is not None:
             return ""
         return match["text"] if _is_link(match, references) else match[0]
 
-    return _ADMONITION_FENCE.sub("", _MYST_LABEL_OR_COMMENT.sub("", _INLINE.sub(shown, markdown)))
+    text = _ADMONITION_FENCE.sub("", _MYST_LABEL_OR_COMMENT.sub("", _INLINE.sub(shown, markdown)))
+    return with_names_as_code(text)
+
+
+def with_names_as_code(markdown: str) -> str:
+    """The markdown with Python's special names written as code spans (see _SPECIAL_NAME)."""
+    return _CODE_OR_SPECIAL_NAME.sub(lambda m: m[0] if m["code"] else f"`{m[0]}`", markdown)
 
 
 def without_pointers(markdown_list: str, references: frozenset[str] = frozenset()) -> str:
@@ -277,11 +304,17 @@ def _is_link(match: re.Match[str], references: frozenset[str]) -> bool:
 
 
 def plain_text(markdown: str) -> str:
-    """Heading or inline markdown → the text a reader sees."""
+    """Heading or inline markdown → the text a reader sees: emphasis, links and tags read as
+    their text, code as written (`__init__`, `*args`), images and footnote markers as nothing."""
     text = re.sub(_ROLE, lambda role: role_shown(role["role"], role["role_text"]), markdown)
-    text = _LINK.sub(r"\1", text)
-    text = _TAG.sub("", text)
-    return _INLINE_MARKUP.sub("", text).strip()
+    tokens = _md.parseInline(with_names_as_code(text), {})
+    return "".join(_inline_text(child) for child in tokens[0].children or []).strip()
+
+
+def _inline_text(token: Token) -> str:
+    if token.type in ("text", "code_inline"):
+        return token.content
+    return " " if token.type in ("softbreak", "hardbreak") else ""
 
 
 def first_heading(body: str, level: int | None = 1) -> str | None:
@@ -342,10 +375,16 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
     env: dict = {}
     tokens = _md.parse(body, env)
     references = frozenset(env.get("references", {}))
+    footnotes = frozenset(key.removeprefix(":") for key in env.get("footnotes", {}).get("refs", {}))
     blocks: list[Block] = []
+    notes: list[Block] = []
     comment_end = ""  # set while inside a comment that spans blocks
+    collapsibles = _Collapsibles()
     opener = False  # the block before was an admonition's opener
     for i, token in enumerate(tokens):
+        if token.type == "footnote_open":
+            notes.extend(_footnote_blocks(tokens, i, body, body_start, line_starts))
+            continue
         if token.level != 0 or token.map is None or token.nesting == -1:
             continue
         after_opener, opener = opener, False
@@ -382,6 +421,9 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
             raw = without_pointers(raw, references)
         elif token.type == "html_block":
             kind = "html"
+        holder = collapsibles.read(raw) if kind == "html" else collapsibles.open
+        if kind == "html":
+            raw = _COLLAPSIBLE.sub("", raw)
         if kind == "text" and _MDX_STATEMENT.match(raw):
             continue  # MDX reads a whole paragraph that starts with import/export as ESM
         if kind in ("text", "html"):
@@ -396,22 +438,68 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
                 at, start = min(opened)
                 raw, comment_end = raw[:at], _COMMENTS[start]
             opener = kind == "text" and bool(_ADMONITION_FENCE.fullmatch(raw.strip() + "\n"))
-            raw = as_shown(raw, references).strip()
+            raw = as_shown(raw, references, footnotes).strip()
             if not raw:
                 labelled = blocks and _LABEL_PARAGRAPH.fullmatch(blocks[-1].text)
                 if token.type.endswith("list_open") and labelled:
                     blocks.pop()  # "**Articles**" over a list of links only: a label of nothing
                 continue
         elif kind == "table":
-            raw = as_shown(raw, references)
-        blocks.append(Block(kind, body_start + start, body_start + end, raw, level))
-    return blocks
+            raw = as_shown(raw, references, footnotes)
+        number, summary = holder or (0, "")
+        blocks.append(Block(kind, body_start + start, body_start + end, raw, level, collapsible=number, summary=summary))
+    return sorted(blocks + notes, key=lambda block: block.start) if notes else blocks
+
+
+class _Collapsibles:
+    """The `<details>` a page's HTML blocks open and close, numbered in the page's order."""
+
+    def __init__(self) -> None:
+        self.opened: list[tuple[int, str]] = []  # (number, summary), the innermost last
+        self.count = 0
+
+    @property
+    def open(self) -> tuple[int, str] | None:
+        return self.opened[-1] if self.opened else None
+
+    def read(self, html: str) -> tuple[int, str] | None:
+        """Follows the block's tags; returns the collapsible its text is in (the innermost one
+        open in it), None outside any."""
+        holder = self.open
+        for tag in _COLLAPSIBLE.finditer(html):
+            if tag["summary"] is not None and self.opened:
+                self.opened[-1] = (self.opened[-1][0], plain_text(" ".join(tag["summary"].split())))
+                holder = self.opened[-1]
+            elif tag[0][1] != "/" and tag["summary"] is None:
+                self.count += 1
+                self.opened.append((self.count, ""))
+                holder = self.opened[-1]
+            elif tag[0][1] == "/" and self.opened:
+                self.opened.pop()
+        return holder
+
+
+def _footnote_blocks(tokens: list[Token], opened: int, body: str, body_start: int, line_starts: list[int]) -> list[Block]:
+    """The blocks of the footnote whose definition `tokens[opened]` opens, at the place it is
+    written: its text without its "[^label]:" and the indent of its continuation lines."""
+    lines = []
+    for token in tokens[opened + 1 :]:
+        if token.type == "footnote_close":
+            break
+        if token.map is not None:
+            lines += token.map
+    if not lines:
+        return []
+    start, end = line_starts[min(lines)], line_starts[min(max(lines), len(line_starts) - 1)]
+    first, *rest = _FOOTNOTE_LABEL.sub("", body[start:end]).split("\n")
+    note = "\n".join([first, *(re.sub(r"^(?: {1,4}|\t)", "", line) for line in rest)])
+    return [replace(block, start=body_start + start, end=body_start + end) for block in parse_blocks(note, 0)]
 
 
 def drop_unanswered_questions(blocks: list[Block]) -> tuple[list[Block], int]:
     """Quiz pages: keep question-and-answer content, drop questions that have no answer.
 
-    A question is answered by an answer inside it (a `<details>` block, "Answer: …") or by an
+    A question is answered by an answer inside it (a collapsible's body, "Answer: …") or by an
     entry with the same number under an answer-key heading further down the page.
     """
     units: list[tuple[str | None, list[Block]]] = [(None, [])]
@@ -431,7 +519,7 @@ def drop_unanswered_questions(blocks: list[Block]) -> tuple[list[Block], int]:
             units.append((None, []))
         units[-1][1].append(block)
         number = units[-1][0]
-        if number and block is not units[-1][1][0] and _QUIZ_ANSWER.search(block.text):
+        if number and block is not units[-1][1][0] and (block.collapsible or _QUIZ_ANSWER.search(block.text)):
             answered.add(number)
     kept = [b for number, unit in units if number is None or number in answered for b in unit]
     dropped = {number for number, _ in units if number and number not in answered}
@@ -476,7 +564,7 @@ def group_sections(blocks: list[Block], title: str = "") -> list[Section]:
         if block.level == 1:
             sections.append(Section(path=[], heading="", anchor=""))
             sections[-1].blocks.append(
-                Block("heading", block.start, block.end, f"# {heading}", page=block.page)
+                Block("heading", block.start, block.end, f"# {with_names_as_code(heading)}", page=block.page)
             )
             continue
         while stack and stack[-1][0] >= block.level:
@@ -484,7 +572,8 @@ def group_sections(blocks: list[Block], title: str = "") -> list[Section]:
         stack.append((block.level, heading))
         section = Section([h for _, h in stack], heading, block.anchor)
         section.blocks.append(
-            Block("heading", block.start, block.end, f"{'#' * block.level} {heading}", block.level, page=block.page)
+            Block("heading", block.start, block.end, f"{'#' * block.level} {with_names_as_code(heading)}", block.level,
+                  page=block.page)
         )
         sections.append(section)
     return [s for s in sections if any(b.kind != "heading" for b in s.blocks)]
@@ -613,6 +702,7 @@ def chunks_of(
             if overlap:
                 text = f"{overlap}\n\n{text}"
             page_starts = _page_starts(part, len(overlap) + 2 if overlap else 0, previous)
+            collapsibles = _collapsibles(part, len(overlap) + 2 if overlap else 0)
             previous = part
             chunks.append(
                 Chunk(
@@ -633,6 +723,7 @@ def chunks_of(
                     start=part[0].start,
                     end=part[-1].end,
                     page_starts=page_starts,
+                    collapsibles=collapsibles,
                 )
             )
     return chunks
@@ -649,6 +740,22 @@ def _page_starts(part: list[Block], offset: int, previous: list[Block] | None) -
             starts.append((offset, block.page))
         offset += len(block.text) + 2
     return starts
+
+
+def _collapsibles(part: list[Block], offset: int) -> list[tuple[int, int, str]]:
+    """Where the bodies of collapsibles are in a passage whose own text starts at `offset`:
+    (start, end, summary) of each run of blocks of one collapsible."""
+    runs: list[tuple[int, int, str]] = []
+    previous = 0
+    for block in part:
+        end = offset + len(block.text)
+        if block.collapsible and block.collapsible == previous:
+            runs[-1] = (runs[-1][0], end, block.summary)
+        elif block.collapsible:
+            runs.append((offset, end, block.summary))
+        previous = block.collapsible
+        offset = end + 2
+    return runs
 
 
 def _string_list(value: object, key: str | None = None) -> list[str]:

@@ -14,7 +14,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse
 from markdown_it import MarkdownIt
 
 from backend.api.access import check_reader
-from backend.retrieval.models import Page
+from backend.retrieval.models import Chunk, Page
 from backend.retrieval.search import BookCorpus
 
 WIDGET_JS = Path(__file__).resolve().parents[2] / "widget" / "dist" / "widget.js"
@@ -27,23 +27,43 @@ RENDERED_PAGES = 32
 
 
 def rendered_sections(corpus: BookCorpus, page: Page) -> str:
-    """The page's passages as HTML `<section>`s, the first part of each section with its anchor
-    as its id; raw HTML in a passage is shown as text, never run."""
-    return _rendered(corpus, page.source_path)
+    """The page's title and passages as HTML `<section>`s, the first part of each section with
+    its anchor as its id; raw HTML in a passage is shown as text, never run."""
+    return _rendered(corpus, page.source_path, page.title)
 
 
 @lru_cache(maxsize=RENDERED_PAGES)
-def _rendered(corpus: BookCorpus, source_path: str) -> str:
+def _rendered(corpus: BookCorpus, source_path: str, title: str) -> str:
     sections: list[str] = []
     anchored: set[str] = set()
-    for chunk in corpus.page_chunks(source_path):
-        body = _markdown.render(chunk.text[chunk.overlap_chars :])
+    chunks = corpus.page_chunks(source_path)
+    # A page's `# Title` is in its first passage only when text follows it before a `##`.
+    if not (chunks and chunks[0].text.startswith("# ")):
+        sections.append(f"<h1>{html.escape(title)}</h1>")
+    for chunk in chunks:
+        body = _rendered_passage(chunk)
         anchor = ""
         if chunk.anchor and chunk.anchor not in anchored:  # a split section's first part
             anchored.add(chunk.anchor)
             anchor = f' id="{html.escape(chunk.anchor)}"'
         sections.append(f"<section{anchor}>{body}</section>")
     return "\n".join(sections)
+
+
+def _rendered_passage(chunk: Chunk) -> str:
+    """A passage's own text (without the sentence it repeats) as HTML, the bodies of its
+    collapsibles as closed `<details>` under their labels."""
+    html_parts: list[str] = []
+    shown = chunk.overlap_chars
+    for start, end, summary in chunk.collapsibles:
+        if end <= shown:
+            continue
+        html_parts.append(_markdown.render(chunk.text[shown:start]))
+        body = _markdown.render(chunk.text[max(start, shown) : end])
+        html_parts.append(f"<details><summary>{html.escape(summary or 'Details')}</summary>{body}</details>")
+        shown = end
+    html_parts.append(_markdown.render(chunk.text[shown:]))
+    return "".join(html_parts)
 
 
 @router.get("/widget.js")
@@ -119,18 +139,53 @@ DEMO_TEMPLATE = """<!doctype html>
   main {{ padding: 1.5rem 3rem; max-width: 52rem; }}
   pre {{ overflow-x: auto; background: #8881; padding: 0.75rem; border-radius: 6px; }}
   table {{ border-collapse: collapse; }} td, th {{ border: 1px solid #8886; padding: 0.3rem 0.5rem; }}
+  details {{ margin: 0.5rem 0 1rem; }} summary {{ cursor: pointer; font-weight: 600; }}
   header.demo {{ font-size: 0.8rem; opacity: 0.7; margin-bottom: 1rem; }}
-  @media (max-width: 700px) {{ body {{ grid-template-columns: 1fr; }} nav {{ display: none; }} main {{ padding: 1rem; }} }}
+  .menu {{ display: none; }}
+  @media (max-width: 700px) {{
+    body {{ grid-template-columns: 1fr; }}
+    main {{ padding: 1rem; }}
+    .menu {{ display: inline-flex; align-items: center; gap: 0.4rem; position: sticky; top: 0; z-index: 3;
+             margin: 0.5rem 1rem 0; padding: 0.5rem 0.8rem; font: inherit; font-size: 0.95rem;
+             border: 1px solid #8888; border-radius: 6px; background: Canvas; color: CanvasText; cursor: pointer; }}
+    nav {{ display: none; position: fixed; inset: 0 auto 0 0; width: min(85vw, 300px); z-index: 4;
+           background: Canvas; box-shadow: 0 0 24px #0006; }}
+    nav.open {{ display: block; }}
+  }}
 </style>
 </head>
 <body>
-<nav aria-label="Lessons">{nav}</nav>
+<button type="button" class="menu" aria-expanded="false" aria-controls="lessons"><span aria-hidden="true">☰</span> Lessons</button>
+<nav id="lessons" aria-label="Lessons">{nav}</nav>
 <main>
 <header class="demo">Lectern demo · book <code>{book}</code> · select any passage and click “Ask about this”, or use the chat button.</header>
 <article data-lesson-id="{lesson_id}">
 {content}
 </article>
 </main>
+<script>
+  // Below 700 px the lessons are a panel the menu button opens over the page (a disclosure).
+  (() => {{
+    const button = document.querySelector("button.menu"), nav = document.getElementById("lessons");
+    const setOpen = (open, returnFocus) => {{
+      nav.classList.toggle("open", open);
+      button.setAttribute("aria-expanded", String(open));
+      if (open) (nav.querySelector("a[aria-current]") || nav.querySelector("a"))?.focus();
+      else if (returnFocus) button.focus();
+    }};
+    const isOpen = () => nav.classList.contains("open");
+    button.addEventListener("click", () => setOpen(!isOpen(), false));
+    document.addEventListener("keydown", (event) => {{
+      if (event.key === "Escape" && isOpen()) {{ event.preventDefault(); setOpen(false, true); }}
+    }});
+    document.addEventListener("click", (event) => {{
+      if (isOpen() && !nav.contains(event.target) && !button.contains(event.target)) setOpen(false, false);
+    }});
+    nav.addEventListener("focusout", (event) => {{
+      if (isOpen() && event.relatedTarget && !nav.contains(event.relatedTarget) && event.relatedTarget !== button) setOpen(false, false);
+    }});
+  }})();
+</script>
 <script src="/widget.js" defer data-api-url="" data-book-id="{book}" data-lesson-id="{lesson_id}" data-title="Ask this book"></script>
 </body>
 </html>

@@ -2,7 +2,8 @@
 
 The model cites passages by the refs the tools gave them in this run (`[S3]`). Every marker is
 checked against the passages actually retrieved in this run: unknown refs are dropped, refs to
-the same passage are merged, and the rest are renumbered `[1]`, `[2]`, … in order of first use.
+the same section (one passage, or two parts of a long section) are merged, and the rest are
+renumbered `[1]`, `[2]`, … in order of first use.
 The same class serves streamed and whole answers, so both number citations identically.
 """
 
@@ -34,6 +35,15 @@ class Citation(BaseModel):
     score: float
     page: int | None = None  # of a PDF: the page the excerpt is on (1-based)
 
+    @property
+    def label(self) -> str:
+        """"Module · Lesson · Section" ("Document · p. 12 · Section" for a PDF), without empty
+        parts or a part that repeats the one before it, as the widget names it: a page's opening
+        section is named by the page's title, and a book without modules starts with it."""
+        names = [self.module, self.lesson, f"p. {self.page}" if self.page else "", self.section]
+        shown = [name for name in names if name]
+        return " · ".join(name for i, name in enumerate(shown) if i == 0 or name != shown[i - 1])
+
 
 class CitationStream:
     """Rewrites `[S3]` markers to reader-facing numbers as text arrives, holding back a marker
@@ -41,7 +51,8 @@ class CitationStream:
 
     def __init__(self, sources: dict[str, ScoredChunk]):
         self.sources = sources
-        self.numbers: dict[str, int] = {}  # chunk id → number
+        self.numbers: dict[str, int] = {}  # chunk id → number; the first chunk cited with a number is its passage
+        self._section_numbers: dict[tuple[str, str, str], int] = {}
         self.quotes: dict[str, str] = {}  # chunk id → the text that cited it first
         self.text = ""  # everything emitted so far
         self._pending = ""
@@ -69,21 +80,27 @@ class CitationStream:
             hit = self.sources.get(ref)
             if hit is None:
                 continue
-            chunk_id = hit.chunk.id
-            if chunk_id not in self.numbers:
-                self.numbers[chunk_id] = len(self.numbers) + 1
+            chunk_id, section = hit.chunk.id, _section_of(hit.chunk)
+            if section not in self._section_numbers:
+                self._section_numbers[section] = len(self._section_numbers) + 1
                 self.quotes[chunk_id] = (self.text + context[: marker.start()])[-400:]
+            self.numbers.setdefault(chunk_id, self._section_numbers[section])
             if self.numbers[chunk_id] not in numbers:
                 numbers.append(self.numbers[chunk_id])
         return marker.group("space") + "".join(f"[{n}]" for n in numbers) if numbers else ""
 
     def citations(self) -> list[Citation]:
         by_id = {hit.chunk.id: hit for hit in self.sources.values()}
-        cited = sorted(self.numbers.items(), key=lambda item: item[1])
+        first_cited = {number: chunk_id for chunk_id, number in reversed(self.numbers.items())}
         return [
             citation_of(number, by_id[chunk_id], self.quotes.get(chunk_id, ""))
-            for chunk_id, number in cited
+            for number, chunk_id in sorted(first_cited.items())
         ]
+
+
+def _section_of(chunk: Chunk) -> tuple[str, str, str]:
+    """What one citation stands for: a section of a page (all the parts of a long one)."""
+    return chunk.source_path, chunk.anchor, chunk.section
 
 
 def citation_of(number: int, hit: ScoredChunk, quote: str) -> Citation:

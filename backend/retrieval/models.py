@@ -50,6 +50,9 @@ class Chunk(BaseModel):
     end: int
     # A PDF's passage: (offset in `text`, page number) where the text of each of its pages begins.
     page_starts: list[tuple[int, int]] = Field(default_factory=list)
+    # What the page shows folded (a `<details>` body): (start, end) in `text` and the label of the
+    # button that opens it, which is not text of the passage.
+    collapsibles: list[tuple[int, int, str]] = Field(default_factory=list)
 
     def page_at(self, offset: int) -> int | None:
         """The PDF page that character `offset` of the text is on; None for a site's page."""
@@ -75,8 +78,8 @@ class Chunk(BaseModel):
     @property
     def content_hash(self) -> str:
         """Changes whenever anything that is embedded or shown for this chunk changes."""
-        # Empty `page_starts` and `book_name` are left out so that hashes are those of earlier builds.
-        empty = {name for name in ("page_starts", "book_name") if not getattr(self, name)}
+        # Empty fields added since are left out so that hashes are those of earlier builds.
+        empty = {name for name in ("page_starts", "book_name", "collapsibles") if not getattr(self, name)}
         payload = self.model_dump_json(exclude={"start", "end"} | empty)
         return hashlib.sha256(payload.encode()).hexdigest()[:32]
 

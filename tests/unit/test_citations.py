@@ -5,7 +5,7 @@ from itertools import permutations
 import pytest
 
 from backend.engine import Library
-from backend.grounding.citations import CitationStream
+from backend.grounding.citations import Citation, CitationStream
 from backend.grounding.run import RunState
 from backend.question import Question
 from backend.retrieval.index import ScoredChunk
@@ -90,3 +90,40 @@ def test_a_run_keeps_the_same_evidence_and_sources_whichever_search_finishes_fir
     first = hit("a")
     ref = state.register(ScoredChunk(first.chunk, 0.1))
     assert state.register(ScoredChunk(first.chunk, 0.3)) == ref and state.sources[ref].score == 0.3
+
+
+def test_two_parts_of_one_section_are_one_citation() -> None:
+    """A long section is cut into parts; quoting two of them cites the section once, with the
+    part quoted first as its passage."""
+    first = hit("alpha", "Servos hold their position with a feedback loop.")
+    second = ScoredChunk(first.chunk.model_copy(update={"position": 1, "text": "The loop runs at 50 Hz."}), 0.4)
+    other = hit("beta", "Beta is about sensors. It has 30 fps cameras.")
+    text, stream = run({"S1": first, "S2": other, "S3": second}, ["Servos hold it [S1]. Cameras [S2]. At 50 Hz [S3]."])
+    assert text == "Servos hold it [1]. Cameras [2]. At 50 Hz [1]."
+    citations = stream.citations()
+    assert [(c.number, c.source_path) for c in citations] == [(1, "alpha.md"), (2, "beta.md")]
+    assert citations[0].excerpt == "Servos hold their position with a feedback loop."
+    assert stream.numbers == {first.chunk.id: 1, other.chunk.id: 2, second.chunk.id: 1}
+
+
+def test_two_sections_of_one_page_are_two_citations() -> None:
+    first = hit("alpha")
+    other_section = ScoredChunk(first.chunk.model_copy(update={
+        "position": 1, "section": "T", "heading": "T", "anchor": "t", "url": "/docs/alpha#t"}), 0.4)
+    text, stream = run({"S1": first, "S2": other_section}, ["One [S1]. Two [S2, S1]."])
+    assert text == "One [1]. Two [2][1]."
+    assert [c.url for c in stream.citations()] == ["/docs/alpha#s", "/docs/alpha#t"]
+
+
+@pytest.mark.parametrize(("parts", "label"), [
+    ({"module": "Readers", "lesson": "Privacy", "section": "Logs"}, "Readers · Privacy · Logs"),
+    ({"module": "Readers", "lesson": "Privacy", "section": ""}, "Readers · Privacy"),  # the page's opening
+    ({"module": "", "lesson": "Privacy", "section": "Logs"}, "Privacy · Logs"),  # a book without modules
+    ({"module": "", "lesson": "Guide", "section": ""}, "Guide"),
+    ({"module": "Readers", "lesson": "Readers", "section": "Logs"}, "Readers · Logs"),  # an overview page
+    ({"module": "Manual", "lesson": "Setup", "section": "Wiring", "page": 12}, "Manual · Setup · p. 12 · Wiring"),
+])
+def test_a_citation_is_labelled_by_the_parts_it_has(parts: dict, label: str) -> None:
+    citation = Citation(number=1, heading=parts["section"], url="/x", source_path="x.md", excerpt="",
+                        score=0.5, **parts)
+    assert citation.label == label

@@ -732,3 +732,55 @@ def test_a_docusaurus_build_reads_like_its_markdown(tmp_path: Path) -> None:
     assert sorted(" ".join(rule.sub("", t).split()) for t in tables.findall(html_text)) == sorted(
         " ".join(rule.sub("", t).replace("**", "").split()) for t in tables.findall(markdown_text)
     )
+
+
+FOOTNOTED = """# Frozen Classes
+
+## Immutability
+
+attrs classes can be immutable[^immutable] by default. {prose}
+
+[^immutable]: Assigning to an attribute of a frozen instance raises FrozenInstanceError.
+"""
+
+
+def test_footnote_markers_and_back_links_are_not_passage_text(tmp_path: Path) -> None:
+    """A real MkDocs build with its footnotes extension, and a Docusaurus (remark-gfm) page: the
+    marker is a superscript number and the note links back with "↩"; the note's text is kept."""
+    project = write_book(tmp_path / "project", {
+        "mkdocs.yml": "site_name: Attrs\nmarkdown_extensions:\n  - footnotes\nnav:\n  - index.md\n",
+        "docs/index.md": FOOTNOTED.format(prose=PROSE),
+    })
+    built = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(project / "mkdocs.yml"),
+                    "-d", str(built)], check=True, capture_output=True)
+    docusaurus = page(f"""<main><div class="theme-doc-markdown markdown"><header><h1>Frozen Classes</h1></header>
+        <h2 id="immutability">Immutability</h2><p>attrs classes can be immutable<sup><a href="#user-content-fn-immutable"
+        id="user-content-fnref-immutable" data-footnote-ref="true" aria-describedby="footnote-label">1</a></sup> by
+        default. {PROSE}</p><section data-footnotes="true" class="footnotes"><h2 class="sr-only" id="footnote-label">Footnotes</h2>
+        <ol><li id="user-content-fn-immutable"><p>Assigning to an attribute of a frozen instance raises FrozenInstanceError.
+        <a href="#user-content-fnref-immutable" data-footnote-backref="" aria-label="Back to reference 1"
+        class="data-footnote-backref">↩</a></p></li></ol></section></div></main>""")
+    for html in ((built / "index.html").read_text(encoding="utf-8"), docusaurus):
+        result = read_page(html)
+        assert result is not None
+        texts = [block.text for block in result.blocks if block.kind == "text"]
+        assert texts[0] == f"attrs classes can be immutable by default. {PROSE}"
+        assert any(text.endswith("Assigning to an attribute of a frozen instance raises FrozenInstanceError.")
+                   for text in texts[1:]), texts
+        assert not any("↩" in text for text in texts)
+
+
+def test_a_collapsibles_button_label_is_not_passage_text() -> None:
+    """Docusaurus's <details> and Material for MkDocs' "???" admonitions: the summary is the
+    button that opens the body, which is the page's own text."""
+    html = page(f"""<main><h1>Quiz</h1><h2 id="questions">Questions</h2><p>{PROSE}</p>
+        <p><strong>Question 1:</strong> How long is a conversation kept?</p>
+        <details class="details_lb9f alert alert--info" data-collapsed="true"><summary>Reveal Answer</summary>
+        <div><div class="collapsibleContent_i85q"><p><strong>Answer:</strong> Seven days.</p></div></div></details>
+        <details class="tip"><summary>Show solution</summary><p>Clear the browser's storage.</p></details></main>""")
+    result = read_page(html)
+    assert result is not None
+    texts = [block.text for block in result.blocks if block.kind == "text"]
+    assert texts[-2:] == ["Answer: Seven days.", "Clear the browser's storage."]
+    assert not any("Reveal" in text or "Show solution" in text for text in texts)

@@ -6,6 +6,7 @@ import re
 import pytest
 
 from backend.retrieval.models import Chunk
+from backend.retrieval.sentences import split_sentences
 from ingest_scripts.markdown import (
     MAX_TOKENS,
     FrontMatterError,
@@ -719,3 +720,113 @@ widgets.setup()
     text = "\n".join(text for _, text in kinds)
     assert "sync" not in text and "link:" not in text and "---" not in text and "Card title" not in text
     assert all(source[b.start : b.end].strip().endswith(b.text.splitlines()[-1]) for b in blocks if b.kind == "fence")
+
+
+FOOTNOTES_PAGE = """# Frozen Classes
+
+## Immutability
+
+attrs classes can be immutable[^immutable], and hashable[^2] too. A bracket such as [^not-a-note]
+with no definition is text.
+
+[^immutable]: Assigning to an attribute of a frozen instance raises
+    FrozenInstanceError.
+
+    A frozen class still runs its validators once, in `__init__`.
+
+## Hashing
+
+Equal instances of a hashable class have equal hashes.
+
+[^2]: Only when `eq` and `frozen` are both true.
+"""
+
+
+def test_footnote_markers_go_and_notes_are_read_where_they_are_written() -> None:
+    chunks = chunks_of(FOOTNOTES_PAGE)
+    text = "\n\n".join(chunk.text for chunk in chunks)
+    assert "[^immutable]" not in text and "[^2]" not in text and "[^immutable]:" not in text
+    assert "attrs classes can be immutable, and hashable too." in text
+    assert "[^not-a-note]" in text  # not a footnote: shown as written
+    immutability = next(chunk for chunk in chunks if chunk.heading == "Immutability")
+    assert "Assigning to an attribute of a frozen instance raises\nFrozenInstanceError." in immutability.text
+    assert "A frozen class still runs its validators once, in `__init__`." in immutability.text
+    assert "    " not in immutability.text  # the note's indent is markup, not a code block
+    hashing = next(chunk for chunk in chunks if chunk.heading == "Hashing")
+    assert hashing.text.endswith("Only when `eq` and `frozen` are both true.")
+
+
+def test_footnote_notes_keep_their_place_in_the_source() -> None:
+    blocks = parse_blocks(FOOTNOTES_PAGE, 0)
+    assert [block.start for block in blocks] == sorted(block.start for block in blocks)
+    note = next(block for block in blocks if block.text.startswith("Assigning"))
+    assert FOOTNOTES_PAGE[note.start:note.end].startswith("[^immutable]: Assigning")
+
+
+def test_python_special_names_are_identifiers_not_emphasis() -> None:
+    """Markdown reads "__new__" as "new" in bold: a page that writes a special name without
+    backticks means the name, which sentences and section names keep whole."""
+    page = parse("""# The `__new__()` Hook
+
+## How __init__ Runs
+
+Instances are made by __new__() and object.__new__, then set up by __init__; a package has an
+__init__.py file. snake_case_names, `__slots__` in code, *emphasis* and __Bold__ read as before.
+""")
+    chunk = page.chunks[0]
+    assert page.page.title == "The __new__() Hook"
+    assert (chunk.heading, chunk.anchor) == ("How __init__ Runs", "how-__init__-runs")  # as Docusaurus slugs it
+    assert "Instances are made by `__new__()` and `object.__new__`, then set up by `__init__`" in chunk.text
+    assert "a package has an\n`__init__.py` file. snake_case_names, `__slots__` in code, *emphasis* and __Bold__" in chunk.text
+    sentences = [sentence.text for sentence in split_sentences(chunk.id, chunk.text)]
+    assert sentences[0].startswith("Instances are made by `__new__()` and `object.__new__`, then set up by `__init__`")
+    assert "emphasis and Bold read as before." in sentences[-1]
+
+
+def test_a_collapsible_is_read_as_its_body_without_its_button_label() -> None:
+    page = parse("""# Exercises
+
+## Sorting
+
+**Question 1:** Which function returns a new sorted list?
+
+<details>
+<summary>Reveal Answer</summary>
+
+`sorted()` returns a new list; `list.sort()` sorts in place.
+</details>
+
+**Question 2:** Is the sort stable?
+
+<details><summary>Show   solution</summary>Yes: equal items keep their order.</details>
+
+<details>
+  <summary>Hint</summary>
+
+Think of records sorted twice.
+
+<details>
+<summary>Deeper</summary>
+
+Sort by the secondary key first.
+
+</details>
+
+Then by the primary key.
+</details>
+
+Sorting is done.
+""", path="01-mod/quiz.md")
+    assert page.page.kind == "quiz" and page.dropped_questions == 0  # answered inside their collapsibles
+    chunk, = page.chunks
+    for label in ("Reveal Answer", "Show", "solution", "Hint", "Deeper", "summary", "details"):
+        assert label not in chunk.text
+    bodies = [(chunk.text[start:end], summary) for start, end, summary in chunk.collapsibles]
+    assert bodies == [
+        ("`sorted()` returns a new list; `list.sort()` sorts in place.", "Reveal Answer"),
+        ("Yes: equal items keep their order.", "Show solution"),
+        ("Think of records sorted twice.", "Hint"),
+        ("Sort by the secondary key first.", "Deeper"),
+        ("Then by the primary key.", "Hint"),
+    ]
+    assert chunk.text.endswith("Then by the primary key.\n\nSorting is done.")

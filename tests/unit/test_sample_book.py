@@ -1,0 +1,34 @@
+"""The sample book (Lectern's own user guide, served by the demo) answered end to end: real
+ingest, real retrieval, the offline model and grounding."""
+
+from collections.abc import Iterator
+
+import pytest
+
+from backend.config import Settings
+from backend.engine import Library
+from tests.support.answers import ask
+from tests.support.books import SAMPLE_BOOK, ingest_into
+
+
+@pytest.fixture(scope="module")
+def guide(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
+    data = tmp_path_factory.mktemp("guide") / "data"
+    ingest_into(data, SAMPLE_BOOK, "guide", base_url="/demo")
+    library = Library(Settings(LECTERN_DATA_DIR=data, LECTERN_BOOK="guide"))
+    yield library
+    library.close()
+
+
+async def test_a_quizs_collapsible_answers_are_quoted_without_their_button_label(guide: Library) -> None:
+    """The quiz hides its answers behind "Reveal Answer" buttons: the answers are the book's
+    text, the label is not."""
+    answer, streamed = await ask(guide.engine(), "How many characters can a question be?")
+    assert answer.status == "found"
+    assert "2000 characters" in answer.text
+    assert "Reveal" not in answer.text and "Reveal" not in streamed
+    assert not any("Reveal" in citation.excerpt for citation in answer.citations)
+    quiz = guide.engine().retriever.corpus.page_chunks("03-for-readers/06-quiz.md")
+    assert quiz and not any("Reveal" in chunk.text for chunk in quiz)
+    assert any("At least ten characters." in chunk.text for chunk in quiz)  # the hidden body is kept
+
