@@ -105,6 +105,7 @@ async function load() {
       el("div", { class: "muted" }, "Closest lessons: ", ...gap.closest_lessons.flatMap((lesson, i) => [
         i ? " · " : "", el("a", { href: safeUrl(lesson.url), target: "_blank", rel: "noopener" }, [lesson.module, lesson.lesson].filter(Boolean).join(" › "))]))))
       : [el("p", { class: "muted" }, "No unanswered or voted-down questions in this period.")]));
+    $("off-topic").replaceChildren(...gaps.off_topic.map((q) => el("li", {}, `${q.question} `, el("span", { class: "muted" }, `(${q.times}×, ${q.why})`))));
   } catch (error) {
     if (error.status === 401 || error.status === 403) return logout(error.message);
     $("error").textContent = error.message;
