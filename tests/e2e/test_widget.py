@@ -224,3 +224,15 @@ def test_xss_in_book_text_executes_nothing(browser: Browser, tmp_path: Path) -> 
         time.sleep(0.2)
         assert page.evaluate("window.__pwned") is None
         context.close()
+
+
+def test_search_says_when_no_passage_matches(page: Page, server: str) -> None:
+    page.goto(f"{server}{LESSON}")
+    page.get_by_test_id("launcher").click()
+    page.get_by_test_id("mode").click()
+    page.get_by_test_id("search-input").fill("xylophone kubernetes")
+    expect(page.get_by_test_id("search-empty")).to_contain_text("No passage of this book matches “xylophone kubernetes”")
+    expect(page.get_by_test_id("search-result")).to_have_count(0)
+    page.get_by_test_id("search-input").fill("sensor fusion")
+    expect(page.get_by_test_id("search-result").first).to_contain_text("Sensor Fusion")
+    expect(page.get_by_test_id("search-empty")).to_have_count(0)

@@ -224,8 +224,9 @@ export class Widget {
           el("strong", {}, citationLabel(hit)), el("span", {}, ...highlighted(hit.excerpt, hit.highlights)));
         return el("li", { role: "option", id: `lectern-result-${i}`, "aria-selected": "false" }, link);
       }));
-      if (!hits.length) this.results.append(el("li", { class: "empty" }, "Nothing in the book matches that."));
-      this.status.textContent = `${hits.length} results.`;
+      const none = `No passage of this book matches “${query}”. Try other words, or ask it as a question.`;
+      if (!hits.length) this.results.append(el("li", { class: "empty", "data-testid": "search-empty" }, none));
+      this.status.textContent = hits.length ? `${hits.length} results.` : none;
     } catch (error) {
       if (this.searching.signal.aborted) return;
       this.results.replaceChildren(el("li", { class: "empty", role: "alert" }, (error as Error).message));
