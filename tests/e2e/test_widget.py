@@ -1,9 +1,11 @@
 """The widget in a real Chromium against a live backend serving the real book's demo pages."""
 
+import asyncio
 import json
 import shutil
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from backend.app import create_app
 from backend.config import Settings
+from backend.store.models import FeedbackEntry
+from backend.store.sql import SQLiteStore
 from tests.e2e.conftest import ARTIFACTS, ask, last_answer
 from tests.fakes.servers import FakeServer
 from tests.support.books import ingest_into, write_book
@@ -20,10 +24,15 @@ LESSON = "/demo/docs/Physical-AI-Humanoid-Robotics/ros2-nervous-system/nodes-top
 
 
 @pytest.fixture(scope="module")
-def server(real_book_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def served_data(real_book_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     data = tmp_path_factory.mktemp("e2e") / "data"
     shutil.copytree(real_book_template, data)
-    app = create_app(Settings(LECTERN_DATA_DIR=data, LECTERN_BOOK="physical-ai"))
+    return data
+
+
+@pytest.fixture(scope="module")
+def server(served_data: Path) -> Iterator[str]:
+    app = create_app(Settings(LECTERN_DATA_DIR=served_data, LECTERN_BOOK="physical-ai"))
     with FakeServer(app) as live:  # a real uvicorn on a free port, lifespan included
         yield live.url
 
@@ -236,3 +245,63 @@ def test_search_says_when_no_passage_matches(page: Page, server: str) -> None:
     page.get_by_test_id("search-input").fill("sensor fusion")
     expect(page.get_by_test_id("search-result").first).to_contain_text("Sensor Fusion")
     expect(page.get_by_test_id("search-empty")).to_have_count(0)
+
+
+def stored_feedback(data: Path) -> list[FeedbackEntry]:
+    async def read() -> list[FeedbackEntry]:
+        store = SQLiteStore(data / "lectern.sqlite3")
+        try:
+            return await store.feedback("physical-ai")
+        finally:
+            await store.close()
+
+    with ThreadPoolExecutor(1) as thread:  # sync Playwright holds this thread's event loop
+        return thread.submit(asyncio.run, read()).result()
+
+
+def test_thumbs_down_asks_for_a_comment_by_keyboard(page: Page, server: str, served_data: Path) -> None:
+    question = "What does a depth camera measure?"
+    page.goto(f"{server}{LESSON}")
+    page.get_by_test_id("launcher").click()
+    ask(page, question)
+    answer = last_answer(page)
+    down = answer.get_by_test_id("feedback-down")
+    down.focus()
+    page.keyboard.press("Enter")
+    box = answer.get_by_test_id("comment-box")
+    expect(box).to_be_visible()
+    expect(answer.get_by_test_id("comment-input")).to_be_focused()
+    expect(answer.get_by_role("textbox", name="What was wrong or missing?")).to_be_visible()  # labelled
+    page.keyboard.press("Escape")  # skips the comment, keeps the vote and the panel
+    expect(box).to_have_count(0)
+    expect(page.get_by_test_id("panel")).to_be_visible()
+    expect(down).to_have_attribute("aria-pressed", "true")
+    expect(down).to_be_focused()
+    votes = [(e.question, e.helpful, e.comment) for e in stored_feedback(served_data)]
+    assert (question, False, None) in votes
+
+    page.keyboard.press("Enter")  # the pressed thumbs-down opens the box again
+    expect(answer.get_by_test_id("comment-send")).to_be_disabled()
+    page.keyboard.type("It never says how far it can see.")
+    page.keyboard.press("Enter")
+    expect(answer.get_by_test_id("comment-sent")).to_be_visible()
+    expect(box).to_have_count(0)
+    votes = [(e.question, e.helpful, e.comment) for e in stored_feedback(served_data)]
+    assert votes.count((question, False, "It never says how far it can see.")) == 1
+    assert (question, False, None) not in votes  # the comment replaced the vote, one per reader
+    page.reload()  # the sent comment is remembered with the conversation
+    expect(page.get_by_test_id("comment-sent")).to_be_visible()
+
+
+def test_comment_box_cancel_keeps_the_vote(page: Page, server: str, served_data: Path) -> None:
+    question = "How does a LiDAR sensor measure distance?"
+    page.goto(f"{server}{LESSON}")
+    page.get_by_test_id("launcher").click()
+    ask(page, question)
+    answer = last_answer(page)
+    answer.get_by_test_id("feedback-down").click()
+    answer.get_by_test_id("comment-input").fill("half typed")
+    answer.get_by_test_id("comment-cancel").click()
+    expect(answer.get_by_test_id("comment-box")).to_have_count(0)
+    expect(answer.get_by_test_id("feedback-down")).to_have_attribute("aria-pressed", "true")
+    assert (question, False, None) in [(e.question, e.helpful, e.comment) for e in stored_feedback(served_data)]

@@ -7,9 +7,9 @@ export function styles(accent: string): string {
 svg { width: 20px; height: 20px; fill: currentColor; vertical-align: middle; }
 .launcher svg { width: 26px; height: 26px; }
 .root { --accent: ${accent}; --bg: #ffffff; --fg: #1c1e21; --muted: #5f6368; --border: #d0d7de;
-  --bubble: #f3f4f6; --focus: 0 0 0 3px color-mix(in srgb, var(--accent) 45%, transparent);
+  --bubble: #f3f4f6; --danger: #b42318; --focus: 0 0 0 3px color-mix(in srgb, var(--accent) 45%, transparent);
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg); }
-.root[data-theme="dark"] { --bg: #1b1b1d; --fg: #e3e3e3; --muted: #a8abb0; --border: #3a3d41; --bubble: #2a2b2e; }
+.root[data-theme="dark"] { --bg: #1b1b1d; --fg: #e3e3e3; --muted: #a8abb0; --border: #3a3d41; --bubble: #2a2b2e; --danger: #ff9b8f; }
 button { font: inherit; cursor: pointer; min-height: 44px; min-width: 44px; border-radius: 8px; }
 button:focus-visible, textarea:focus-visible, a:focus-visible { outline: none; box-shadow: var(--focus); }
 .launcher { position: fixed; bottom: 20px; z-index: 2147483000; width: 56px; height: 56px; border-radius: 50%;
@@ -51,7 +51,13 @@ header h2 { flex: 1; margin: 0; font-size: 16px; }
 .typing { align-self: flex-start; color: var(--muted); font-size: 13px; }
 .starters { display: flex; flex-direction: column; gap: 6px; }
 .starters button { text-align: left; background: transparent; border: 1px solid var(--border); color: var(--fg); padding: 8px 12px; }
-form { border-top: 1px solid var(--border); padding: 8px; display: flex; flex-direction: column; gap: 6px; }
+.ask { border-top: 1px solid var(--border); padding: 8px; display: flex; flex-direction: column; gap: 6px; }
+.comment { display: flex; flex-direction: column; gap: 6px; margin-top: 8px; font-size: 13px; }
+.comment textarea { min-height: 66px; }
+.comment .row { justify-content: flex-end; }
+.secondary { background: transparent; border: 1px solid var(--border); color: var(--fg); padding: 0 14px; }
+.comment-error { color: var(--danger); }
+.thanks { margin-top: 6px; font-size: 13px; color: var(--muted); }
 .pending-quote { display: flex; gap: 6px; align-items: flex-start; font-size: 13px; color: var(--muted); }
 .pending-quote q { flex: 1; max-height: 60px; overflow: hidden; }
 .row { display: flex; gap: 6px; align-items: flex-end; }
@@ -60,7 +66,7 @@ textarea { flex: 1; resize: none; min-height: 44px; max-height: 120px; padding: 
 .send { background: var(--accent); color: #fff; border: 0; padding: 0 14px; }
 .send:disabled { opacity: .5; cursor: not-allowed; }
 .counter { font-size: 12px; color: var(--muted); text-align: right; }
-.counter.over { color: #cf222e; }
+.counter.over { color: var(--danger); }
 .tooltip { position: fixed; z-index: 2147483002; background: var(--accent); color: #fff; border: 0; padding: 0 12px;
   box-shadow: 0 2px 8px rgba(0,0,0,.25); }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }

@@ -19,6 +19,7 @@ export interface Options {
 }
 
 const MAX_QUERY = 2000;
+const MAX_COMMENT = 2000; // as the feedback API accepts
 const COUNTER_FROM = 1800;
 const HISTORY_TURNS = 10;
 
@@ -84,6 +85,8 @@ export class Widget {
   private searching: AbortController | null = null;
   private searchTimer = 0;
   private activeResult = -1;
+  // The comment box under a voted-down answer: kept across renders so what is typed stays.
+  private commenting: { message: Message; box: HTMLFormElement } | null = null;
 
   constructor(private readonly options: Options) {
     this.session = storageOrNull("sessionStorage");
@@ -111,7 +114,7 @@ export class Widget {
     this.send = el("button", { class: "send", type: "submit", "data-testid": "send", "aria-label": "Send question" }, "Send");
     this.counter = el("div", { class: "counter", "aria-live": "polite" });
     this.pendingQuote = el("div", { class: "pending-quote", "data-testid": "selection-quote", hidden: "" });
-    const form = el("form", {}, this.pendingQuote, el("div", { class: "row" }, this.input, this.send), this.counter);
+    const form = el("form", { class: "ask" }, this.pendingQuote, el("div", { class: "row" }, this.input, this.send), this.counter);
     this.panel = el(
       "section",
       { class: "panel", "data-testid": "panel", role: "dialog", "aria-modal": "true", "aria-labelledby": titleId, hidden: "" },
@@ -191,6 +194,7 @@ export class Widget {
 
   private newConversation(): void {
     this.busy?.abort();
+    this.commenting = null;
     this.conversationId = randomId();
     this.session?.setItem("lectern:conversation", this.conversationId);
     this.messages = [];
@@ -392,12 +396,14 @@ export class Widget {
     if (message.error) return el("div", { class: "msg error", role: "alert", "data-testid": "error" }, message.content);
     const citations = message.citations ?? [];
     const hrefs = citations.map((c) => (safeUrl(c.url) ? citationHref(c.url, c.excerpt, c.page, this.options.readerToken) : ""));
-    const bubble = el("div", { class: "msg", "data-testid": "message-assistant" });
+    const bubble = el("div", { class: "msg", "data-testid": "message-assistant", "data-message-id": message.messageId ?? "" });
     const body = el("div");
     body.innerHTML = renderMarkdown(message.content, (n) => hrefs[n - 1] || null); // escaped by renderMarkdown
     bubble.append(body);
     if (citations.length) bubble.append(this.renderCitations(citations, hrefs));
     if (message.messageId) bubble.append(this.renderMeta(message));
+    if (this.commenting?.message === message) bubble.append(this.commenting.box);
+    else if (message.comment) bubble.append(el("div", { class: "thanks", "data-testid": "comment-sent" }, "Thanks, your comment was sent to the maintainers."));
     return bubble;
   }
 
@@ -435,16 +441,73 @@ export class Widget {
         "aria-pressed": String(message.feedback === kind),
       }, icon(kind));
       button.addEventListener("click", async () => {
-        if (message.feedback || !message.messageId) return;
+        if (!message.messageId) return;
+        if (message.feedback === "down" && !helpful && !message.comment) return this.openComment(message); // skipped before
+        if (message.feedback) return;
         if (await sendFeedback(this.options.apiUrl, this.sessionId, message.messageId, helpful)) {
           message.feedback = kind;
           this.history.save(this.conversationId, this.messages);
-          this.render();
+          if (helpful) this.render();
+          else this.openComment(message);
         }
       });
       meta.append(button);
     }
     return meta;
+  }
+
+  /** After a thumbs-down (already recorded): an optional comment, sent as the same vote. */
+  private openComment(message: Message): void {
+    const id = `lectern-comment-${randomId()}`;
+    const text = el("textarea", { id, rows: "3", maxlength: String(MAX_COMMENT), "data-testid": "comment-input" });
+    const send = el("button", { type: "submit", class: "send", "data-testid": "comment-send", disabled: "" }, "Send");
+    const cancel = el("button", { type: "button", class: "secondary", "data-testid": "comment-cancel" }, "Skip");
+    const failed = el("div", { class: "comment-error", role: "alert", hidden: "" });
+    const box = el("form", { class: "comment", "data-testid": "comment-box", "aria-label": "Comment on this answer" },
+      el("label", { for: id }, "Thanks. What was wrong or missing? (optional)"), text, failed,
+      el("div", { class: "row" }, cancel, send));
+    text.addEventListener("input", () => (send.disabled = !text.value.trim()));
+    text.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        box.requestSubmit();
+      }
+    });
+    box.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape") return;
+      event.preventDefault();
+      event.stopPropagation(); // closes the box, not the panel
+      this.closeComment(message, "Comment skipped. Your vote is kept.");
+    });
+    cancel.addEventListener("click", () => this.closeComment(message, "Comment skipped. Your vote is kept."));
+    box.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const comment = text.value.trim();
+      if (!comment || send.disabled || !message.messageId) return;
+      send.disabled = true;
+      if (await sendFeedback(this.options.apiUrl, this.sessionId, message.messageId, false, comment)) {
+        message.comment = comment;
+        this.history.save(this.conversationId, this.messages);
+        this.closeComment(message, "Thanks, your comment was sent.");
+      } else {
+        failed.textContent = "Your comment could not be sent. Please try again.";
+        failed.hidden = false;
+        send.disabled = false;
+      }
+    });
+    this.commenting = { message, box };
+    this.render();
+    this.status.textContent = "Vote recorded. You can say what was wrong or missing, or press Escape to skip.";
+    text.focus();
+  }
+
+  private closeComment(message: Message, announcement: string): void {
+    this.commenting = null;
+    this.render();
+    this.status.textContent = announcement;
+    const bubble = Array.from(this.list.querySelectorAll<HTMLElement>("[data-message-id]"))
+      .find((node) => node.dataset.messageId === message.messageId);
+    bubble?.querySelector<HTMLElement>("[data-testid=feedback-down]")?.focus();
   }
 
   private scrollToEnd(): void {
