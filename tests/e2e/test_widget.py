@@ -305,3 +305,44 @@ def test_comment_box_cancel_keeps_the_vote(page: Page, server: str, served_data:
     expect(answer.get_by_test_id("comment-box")).to_have_count(0)
     expect(answer.get_by_test_id("feedback-down")).to_have_attribute("aria-pressed", "true")
     assert (question, False, None) in [(e.question, e.helpful, e.comment) for e in stored_feedback(served_data)]
+
+
+def test_ctrl_i_opens_the_widget_but_not_inside_the_pages_editors(page: Page, server: str) -> None:
+    page.goto(f"{server}{LESSON}")
+    launcher = page.get_by_test_id("launcher")
+    expect(launcher).to_have_attribute("aria-keyshortcuts", "Control+I")  # Chromium on Linux: Ctrl
+    expect(launcher).to_have_accessible_name("Open Ask this book (Ctrl+I)")
+    page.keyboard.press("Control+i")
+    expect(page.get_by_test_id("panel")).to_be_visible()
+    expect(page.get_by_test_id("input")).to_be_focused()
+    page.keyboard.press("Control+i")  # from inside, the same keys close it
+    expect(page.get_by_test_id("panel")).to_be_hidden()
+    expect(launcher).to_be_focused()
+
+    page.evaluate("""() => document.querySelector('article').insertAdjacentHTML('afterbegin',
+        '<div contenteditable="true" id="editor">Draft</div><input id="field">')""")
+    for field in ("#editor", "#field"):  # a rich editor's Ctrl+I is italic: the keys stay the reader's
+        page.locator(field).focus()
+        page.keyboard.press("Control+i")
+        expect(page.get_by_test_id("panel")).to_be_hidden()
+        expect(page.locator(field)).to_be_focused()
+
+
+@pytest.mark.parametrize(("shortcut", "keys", "announced"), [("alt+k", "Alt+k", "Alt+K"), ("off", None, None)])
+def test_the_shortcut_is_configurable_and_can_be_turned_off(
+    page: Page, server: str, shortcut: str, keys: str | None, announced: str | None,
+) -> None:
+    html = f'<!doctype html><p>Host page</p><script src="/widget.js" data-shortcut="{shortcut}"></script>'
+    page.route(f"{server}/host.html", lambda route: route.fulfill(status=200, content_type="text/html", body=html))
+    page.goto(f"{server}/host.html")
+    launcher = page.get_by_test_id("launcher")
+    expect(launcher).to_be_visible()
+    page.keyboard.press("Control+i")  # the default is replaced
+    expect(page.get_by_test_id("panel")).to_be_hidden()
+    if keys is None:
+        assert launcher.get_attribute("aria-keyshortcuts") is None
+        expect(launcher).to_have_accessible_name("Open Ask this book")
+        return
+    expect(launcher).to_have_attribute("aria-keyshortcuts", announced)
+    page.keyboard.press(keys)
+    expect(page.get_by_test_id("panel")).to_be_visible()

@@ -5,6 +5,7 @@ import { renderMarkdown, safeUrl } from "./markdown";
 import { highlighted, searchBook } from "./search";
 import { citationHref, citationLabel, selectionText, shouldOffer, surroundingText } from "./selection";
 import { History, randomId, storageOrNull, type Citation, type Message } from "./storage";
+import { ariaShortcut, isApple, isEditable, matches, parseShortcut, shortcutLabel, type Shortcut } from "./shortcut";
 import { styles } from "./styles";
 
 export interface Options {
@@ -16,6 +17,7 @@ export interface Options {
   position: "left" | "right";
   lessonId?: string;
   starterQuestions: string[];
+  shortcut: string; // opens the widget: "mod+i" (⌘I / Ctrl+I), "off" for none
 }
 
 const MAX_QUERY = 2000;
@@ -101,6 +103,7 @@ export class Widget {
     shadow.append(el("style", {}, styles(options.accent)), this.root);
 
     this.launcher = el("button", { class: "launcher", "data-testid": "launcher", "aria-label": `Open ${options.title}`, "aria-expanded": "false" }, icon("chat"));
+    this.listenForShortcut();
     const titleId = "lectern-title";
     const close = el("button", { class: "icon", "data-testid": "close", "aria-label": "Close chat" }, icon("close"));
     const newChat = el("button", { class: "icon", "data-testid": "new-chat", "aria-label": "New chat" }, icon("plus"));
@@ -174,7 +177,7 @@ export class Widget {
     this.launcher.setAttribute("aria-expanded", "true");
     this.session?.setItem("lectern:open", "1");
     this.scrollToEnd();
-    if (focus) this.input.focus();
+    if (focus) (this.searchBox.hidden ? this.input : this.searchInput).focus();
   }
 
   close(): void {
@@ -200,6 +203,32 @@ export class Widget {
     this.messages = [];
     this.render();
     this.input.focus();
+  }
+
+  /** The shortcut opens the widget (and closes it from inside), announced on the launcher; in a
+   * field of the host page the keys stay the reader's. */
+  private listenForShortcut(): void {
+    const apple = isApple(navigator.platform || navigator.userAgent);
+    let shortcut: Shortcut | null;
+    try {
+      shortcut = parseShortcut(this.options.shortcut, apple);
+    } catch (error) {
+      console.warn(`Lectern: ${(error as Error).message}; no keyboard shortcut`);
+      return;
+    }
+    if (!shortcut) return;
+    const label = shortcutLabel(shortcut, apple);
+    this.launcher.setAttribute("aria-keyshortcuts", ariaShortcut(shortcut));
+    this.launcher.setAttribute("aria-label", `Open ${this.options.title} (${label})`);
+    this.launcher.title = `${this.options.title} (${label})`;
+    document.addEventListener("keydown", (event) => {
+      if (event.defaultPrevented || event.repeat || !matches(event, shortcut)) return;
+      const inside = event.target === this.host; // events from the Shadow DOM reach the page as from its host
+      if (!inside && isEditable(event.composedPath()[0] ?? null)) return;
+      event.preventDefault();
+      if (inside && !this.panel.hidden) this.close();
+      else this.open();
+    });
   }
 
   private followTheme(): void {

@@ -4,6 +4,7 @@ import { test } from "node:test";
 import { friendlyError } from "../src/api";
 import { escapeHtml, renderMarkdown, safeUrl } from "../src/markdown";
 import { citationHref, citationLabel } from "../src/selection";
+import { ariaShortcut, isApple, matches, parseShortcut, shortcutLabel } from "../src/shortcut";
 import { SSEParser } from "../src/sse";
 import { History, PREFIX, TTL_MS, type Message } from "../src/storage";
 
@@ -131,4 +132,37 @@ test("citation labels skip empty and repeated parts", () => {
   assert.equal(citationLabel({ module: "M1", lesson: "Nodes", section: "What Are Nodes?" }), "M1 · Nodes · What Are Nodes?");
   assert.equal(citationLabel({ module: "M1", lesson: "M1", section: "Overview" }), "M1 · Overview");
   assert.equal(citationLabel({ module: "", lesson: "Intro", section: "" }), "Intro");
+});
+
+test("shortcuts read as written, per platform, and refuse what would take readers' keys", () => {
+  assert.deepEqual(parseShortcut("mod+i", false), { key: "i", ctrl: true, meta: false, alt: false, shift: false });
+  assert.deepEqual(parseShortcut("Mod+I", true), { key: "i", ctrl: false, meta: true, alt: false, shift: false });
+  assert.deepEqual(parseShortcut("ctrl+shift+k", true), { key: "k", ctrl: true, meta: false, alt: false, shift: true });
+  assert.deepEqual(parseShortcut("ctrl++", false), { key: "+", ctrl: true, meta: false, alt: false, shift: false });
+  for (const off of ["off", "", " none "]) assert.equal(parseShortcut(off, false), null);
+  assert.throws(() => parseShortcut("i", false), /needs ctrl/);
+  assert.throws(() => parseShortcut("shift+i", false), /needs ctrl/);
+  assert.throws(() => parseShortcut("hyper+i", false), /unknown modifier/);
+  assert.throws(() => parseShortcut("ctrl+enter", false), /one key/);
+  const mod = parseShortcut("mod+i", false)!;
+  assert.equal(shortcutLabel(mod, false), "Ctrl+I");
+  assert.equal(ariaShortcut(mod), "Control+I");
+  const apple = parseShortcut("mod+shift+i", true)!;
+  assert.equal(shortcutLabel(apple, true), "⇧⌘I");
+  assert.equal(ariaShortcut(apple), "Meta+Shift+I");
+  assert.ok(isApple("MacIntel") && isApple("iPhone") && !isApple("Linux x86_64") && !isApple("Win32"));
+});
+
+test("a shortcut matches its keys exactly, by character or by physical key", () => {
+  const key = (init: Partial<KeyboardEvent>) =>
+    ({ key: "", code: "", ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...init }) as KeyboardEvent;
+  const ctrlI = parseShortcut("ctrl+i", false)!;
+  assert.ok(matches(key({ key: "i", code: "KeyI", ctrlKey: true }), ctrlI));
+  assert.ok(matches(key({ key: "I", code: "KeyI", ctrlKey: true }), ctrlI)); // Caps Lock
+  assert.ok(!matches(key({ key: "I", code: "KeyI", ctrlKey: true, shiftKey: true }), ctrlI));
+  assert.ok(!matches(key({ key: "i", code: "KeyI" }), ctrlI));
+  assert.ok(!matches(key({ key: "i", code: "KeyI", ctrlKey: true, altKey: true }), ctrlI));
+  assert.ok(matches(key({ key: "ш", code: "KeyI", ctrlKey: true }), ctrlI)); // a Cyrillic layout
+  assert.ok(matches(key({ key: "ˆ", code: "KeyI", altKey: true }), parseShortcut("alt+i", true)!)); // ⌥I on a Mac
+  assert.ok(matches(key({ key: "/", code: "Slash", ctrlKey: true }), parseShortcut("ctrl+/", false)!));
 });
