@@ -1,6 +1,7 @@
 """The widget in a real Chromium against a live backend serving the real book's demo pages."""
 
 import asyncio
+import io
 import json
 import shutil
 import time
@@ -9,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from playwright.sync_api import Browser, Page, expect
 
 from backend.app import create_app
@@ -346,3 +348,53 @@ def test_the_shortcut_is_configurable_and_can_be_turned_off(
     expect(launcher).to_have_attribute("aria-keyshortcuts", announced)
     page.keyboard.press(keys)
     expect(page.get_by_test_id("panel")).to_be_visible()
+
+
+WORD_BOX = """([excerpt, last]) => {
+    const block = [...document.querySelectorAll('article p, article li, article td')]
+      .find((el) => el.textContent.replace(/\\s+/g, ' ').includes(excerpt));
+    block.scrollIntoView({ block: 'center' });
+    // the block's text with its blanks collapsed as the excerpt's are, and where each character is
+    const chars = [];
+    const walker = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.length; i++) {
+        const blank = /\\s/.test(node.data[i]);
+        if (!(blank && chars.at(-1)?.[0] === ' ')) chars.push([blank ? ' ' : node.data[i], node, i]);
+      }
+    }
+    const start = chars.map(([c]) => c).join('').indexOf(excerpt);
+    const word = last ? excerpt.split(' ').at(-1) : excerpt.split(' ')[0];
+    const from = chars[last ? start + excerpt.length - word.length : start];
+    const to = chars[(last ? start + excerpt.length : start + word.length) - 1];
+    const range = document.createRange();
+    range.setStart(from[1], from[2]);
+    range.setEnd(to[1], to[2] + 1);
+    const r = range.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+}"""
+
+
+def highlighted_share(page: Page, excerpt: str, last: bool) -> float:
+    """The share of the pixels of the excerpt's first (or last) word painted in the
+    ::target-text colour the test sets."""
+    box = page.evaluate(WORD_BOX, [excerpt, last])
+    shot = Image.open(io.BytesIO(page.screenshot(clip=box))).convert("RGB")
+    pixels = list(shot.getdata())
+    return sum(1 for r, g, b in pixels if r > 200 and g < 60 and b > 200) / len(pixels)
+
+
+def test_a_citation_highlights_its_whole_excerpt(page: Page, server: str) -> None:
+    page.goto(f"{server}{LESSON}")
+    page.get_by_test_id("launcher").click()
+    ask(page, "How fast does a 2D LiDAR scan?")
+    citation = last_answer(page).get_by_test_id("citation").first
+    excerpt = " ".join((citation.get_attribute("title") or "").replace("`", "").removesuffix("…").split())
+    assert len(excerpt.split()) > 10, excerpt  # longer than a fragment's first words
+    page.get_by_test_id("close").click()
+    citation.evaluate("(a) => a.click()")  # as a reader's click, with the panel closed
+    page.wait_for_url("**/depth-sensing**")
+    page.add_style_tag(content="::target-text { background-color: rgb(255, 0, 255); color: rgb(255, 0, 255); }")
+    page.wait_for_timeout(200)
+    first, last = highlighted_share(page, excerpt, last=False), highlighted_share(page, excerpt, last=True)
+    assert first > 0.3 and last > 0.3, (excerpt, first, last)

@@ -53,10 +53,19 @@ test("markdown formats lists, code and citation markers", () => {
   assert.ok(html.includes("<pre><code>x &lt; 1</code></pre>"));
 });
 
-test("citation links carry a text fragment that highlights the passage", () => {
+test("citation links carry a text fragment that highlights the whole passage", () => {
   assert.equal(
     citationHref("https://b.example/docs/a#key-ideas", "Nodes are independent processes, each with one job in the robot."),
-    "https://b.example/docs/a#key-ideas:~:text=Nodes%20are%20independent%20processes%2C%20each%20with%20one%20job",
+    "https://b.example/docs/a#key-ideas:~:text=Nodes%20are%20independent%20processes%2C%20each,one%20job%20in%20the%20robot.",
+  );
+  assert.equal(citationHref("/docs/a", "A short, whole sentence."), "/docs/a#:~:text=A%20short%2C%20whole%20sentence.");
+  assert.equal(  // cut at EXCERPT_CHARS: up to where the excerpt stops
+    citationHref("/docs/a", "One two three four five six seven eight nine ten eleven twelve…"),
+    "/docs/a#:~:text=One%20two%20three%20four%20five,eight%20nine%20ten%20eleven%20twelve",
+  );
+  assert.equal(  // as the page shows it: code spans and emphasis without their marks
+    citationHref("/docs/a", "URDF uses `<link>` and **joints**."),
+    "/docs/a#:~:text=URDF%20uses%20%3Clink%3E%20and%20joints.",
   );
   assert.equal(citationHref("/docs/a", "Well-known"), "/docs/a#:~:text=Well%2Dknown");
   assert.equal(citationHref("/docs/a#x", ""), "/docs/a#x");
