@@ -398,3 +398,133 @@ def test_a_citation_highlights_its_whole_excerpt(page: Page, server: str) -> Non
     page.wait_for_timeout(200)
     first, last = highlighted_share(page, excerpt, last=False), highlighted_share(page, excerpt, last=True)
     assert first > 0.3 and last > 0.3, (excerpt, first, last)
+
+
+# Every visible text of the widget (text nodes, and typed values) whose contrast with what is
+# painted behind it is under WCAG AA's 4.5:1. Disabled controls are exempt, as WCAG says.
+LOW_CONTRAST = """() => {
+    const root = document.querySelector('#lectern-widget').shadowRoot;
+    const parse = (css) => {
+      const srgb = css.match(/color\\(srgb ([^)]+)\\)/);
+      const numbers = (srgb ? srgb[1] : css.match(/rgba?\\(([^)]+)\\)/)[1]).split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+      const scale = srgb ? 255 : 1;
+      return [numbers[0] * scale, numbers[1] * scale, numbers[2] * scale, numbers[3] ?? 1];
+    };
+    const over = (top, below) => [0, 1, 2].map((i) => top[i] * top[3] + below[i] * (1 - top[3]));
+    const luminance = (rgb) => {
+      const [r, g, b] = rgb.map((c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const ratio = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+    const page = parse(getComputedStyle(document.body).backgroundColor)[3] ? parse(getComputedStyle(document.body).backgroundColor)
+      : (matchMedia('(prefers-color-scheme: dark)').matches ? [18, 18, 18, 1] : [255, 255, 255, 1]);
+    const behind = (element) => {
+      const layers = [];
+      for (let node = element; node instanceof Element; node = node.parentElement) {
+        const color = parse(getComputedStyle(node).backgroundColor);
+        if (color[3] > 0) layers.push(color);
+        if (color[3] === 1) break;
+      }
+      return layers.reverse().reduce((below, top) => over(top, below), page.slice(0, 3));
+    };
+    const opacity = (element) => {
+      let product = 1;
+      for (let node = element; node instanceof Element; node = node.parentElement) product *= Number(getComputedStyle(node).opacity);
+      return product;
+    };
+    const failures = [];
+    for (const element of root.querySelectorAll('*')) {
+      const typed = (element.matches('input, textarea') && element.value.trim()) || '';
+      const text = typed || [...element.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join('').trim();
+      if (!text || !element.checkVisibility() || element.closest('.sr-only, :disabled')) continue;
+      const style = getComputedStyle(element);
+      const background = behind(element);
+      const color = parse(style.color);
+      const painted = over([color[0], color[1], color[2], color[3] * opacity(element)], background);
+      const contrast = ratio(painted, background);
+      if (contrast < 4.5) failures.push({ text: text.slice(0, 60), color: style.color, contrast: Math.round(contrast * 100) / 100 });
+    }
+    return failures;
+}"""
+
+
+def visible_texts(page: Page) -> int:
+    return page.evaluate(
+        """() => [...document.querySelector('#lectern-widget').shadowRoot.querySelectorAll('*')]
+            .filter((el) => el.checkVisibility() && [...el.childNodes].some((n) => n.nodeType === 3 && n.data.trim())).length"""
+    )
+
+
+def assert_readable_in_both_themes(page: Page, what: str) -> None:
+    """Checks the open widget in the OS's light and dark themes, switched live."""
+    root = page.locator("#lectern-widget >> .root")
+    for theme in ("light", "dark"):
+        page.emulate_media(color_scheme=theme)
+        expect(root).to_have_attribute("data-theme", theme)
+        assert visible_texts(page) >= 3, what
+        failures = page.evaluate(LOW_CONTRAST)
+        assert not failures, f"{what} in the {theme} theme: {failures}"
+
+
+def test_every_text_reads_at_wcag_aa_in_light_and_dark(page: Page, server: str) -> None:
+    page.goto(f"{server}{LESSON}")
+    page.get_by_test_id("launcher").click()
+    assert_readable_in_both_themes(page, "the starters")
+
+    ask(page, "How fast does a 2D LiDAR scan?")
+    answer = last_answer(page)
+    expect(answer.get_by_test_id("citation").first).to_be_visible()
+    answer.get_by_test_id("feedback-down").click()
+    answer.get_by_test_id("comment-input").fill("More on range, please.")
+    ask(page, "How does ROS2 compare to Jotai?")
+    declined = last_answer(page)
+    expect(declined.get_by_test_id("confidence")).to_have_text("Not found in the book")
+    expect(declined.locator("a").first).to_be_visible()  # the closest lessons, suggested
+    page.route("**/api/chat/stream", lambda route: route.fulfill(status=503, json={"detail": "The assistant is resting."}))
+    ask(page, "And in simulation?")
+    expect(page.get_by_test_id("error")).to_have_text("The assistant is resting.")
+    assert_readable_in_both_themes(page, "an answer with citations, a comment box, suggestions and an error")
+
+    page.get_by_test_id("mode").click()
+    page.get_by_test_id("search-input").fill("sensor fusion")
+    expect(page.get_by_test_id("search-result").first).to_be_visible()
+    page.get_by_test_id("search-input").press("ArrowDown")  # a selected result, on its highlight
+    assert_readable_in_both_themes(page, "search results")
+    page.get_by_test_id("search-input").fill("xylophone kubernetes")
+    expect(page.get_by_test_id("search-empty")).to_be_visible()
+    assert_readable_in_both_themes(page, "no passage matches")
+
+
+def test_the_demo_and_the_widget_follow_the_os_and_docusaurus_live(page: Page, server: str) -> None:
+    page.emulate_media(color_scheme="dark")
+    page.goto(f"{server}{LESSON}")
+    root = page.locator("#lectern-widget >> .root")
+    expect(root).to_have_attribute("data-theme", "dark")  # the demo no longer pins the light theme
+    assert page.evaluate("getComputedStyle(document.body).color") != "rgb(0, 0, 0)"  # and the page is dark too
+    page.evaluate("document.documentElement.setAttribute('data-theme', 'light')")  # Docusaurus' toggle wins
+    expect(root).to_have_attribute("data-theme", "light")
+    page.evaluate("document.documentElement.removeAttribute('data-theme')")
+    expect(root).to_have_attribute("data-theme", "dark")
+    page.emulate_media(color_scheme="light")
+    expect(root).to_have_attribute("data-theme", "light")
+
+
+@pytest.mark.parametrize("accent", ["#ffd400", "#7fdbff", "rebeccapurple"])
+def test_any_accent_keeps_text_readable(browser: Browser, server: str, accent: str) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    html = (f'<!doctype html><p>Host page</p><script src="/widget.js" data-accent="{accent}" '
+            'data-starter-questions="What are nodes?"></script>')
+    page.route(f"{server}/host.html", lambda route: route.fulfill(status=200, content_type="text/html", body=html))
+    page.goto(f"{server}/host.html")
+    page.get_by_test_id("launcher").click()
+    page.route("**/api/chat/stream", lambda route: route.fulfill(status=200, content_type="text/event-stream", body=(
+        'event: text\ndata: {"delta": "Nodes are processes [1]."}\n\n'
+        'event: source\ndata: {"module": "M", "lesson": "Nodes", "section": "Basics", "url": "/demo/x#basics", "excerpt": "Nodes are processes."}\n\n'
+        'event: confidence\ndata: {"status": "found", "confidence": "high"}\n\n'
+        'event: done\ndata: {"conversation_id": "c", "message_id": "m"}\n\n')))
+    ask(page, "What are nodes?")
+    expect(last_answer(page).get_by_test_id("citation")).to_be_visible()
+    page.get_by_test_id("input").fill("typed")  # Send enabled: its label on the accent
+    assert_readable_in_both_themes(page, f"accent {accent}")
+    context.close()

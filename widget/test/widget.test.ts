@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { friendlyError } from "../src/api";
+import { AA, contrast, onAccent, parseHex, readableOn, toHex, type RGB } from "../src/contrast";
 import { escapeHtml, renderMarkdown, safeUrl } from "../src/markdown";
 import { citationHref, citationLabel } from "../src/selection";
 import { ariaShortcut, isApple, matches, parseShortcut, shortcutLabel } from "../src/shortcut";
@@ -174,4 +175,20 @@ test("a shortcut matches its keys exactly, by character or by physical key", () 
   assert.ok(matches(key({ key: "ш", code: "KeyI", ctrlKey: true }), ctrlI)); // a Cyrillic layout
   assert.ok(matches(key({ key: "ˆ", code: "KeyI", altKey: true }), parseShortcut("alt+i", true)!)); // ⌥I on a Mac
   assert.ok(matches(key({ key: "/", code: "Slash", ctrlKey: true }), parseShortcut("ctrl+/", false)!));
+});
+
+test("colours made from any accent read at WCAG AA", () => {
+  const white: RGB = [255, 255, 255];
+  const nearBlack = parseHex("#1c1e21")!;
+  for (const accent of ["#2e8555", "#ffd400", "#7fdbff", "#663399", "#000", "#fff"]) {
+    const rgb = parseHex(accent)!;
+    const light = readableOn(rgb, [white, parseHex("#f3f4f6")!], "black");
+    const dark = readableOn(rgb, [parseHex("#1b1b1d")!, parseHex("#2a2b2e")!], "white");
+    assert.ok(contrast(light, parseHex("#f3f4f6")!) >= AA && contrast(dark, parseHex("#2a2b2e")!) >= AA, accent);
+    const filled = onAccent(rgb, nearBlack);
+    assert.ok(contrast(filled.text, filled.background) >= AA, accent);
+  }
+  assert.equal(toHex(readableOn(parseHex("#1a7f37")!, [white], "black")), "#1a7f37"); // already readable: unchanged
+  assert.deepEqual(parseHex("#abc"), [170, 187, 204]);
+  assert.equal(parseHex("green"), null);
 });
