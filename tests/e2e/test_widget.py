@@ -303,6 +303,9 @@ def test_comment_box_cancel_keeps_the_vote(page: Page, server: str, served_data:
     answer = last_answer(page)
     answer.get_by_test_id("feedback-down").click()
     answer.get_by_test_id("comment-input").fill("half typed")
+    answer.get_by_test_id("feedback-down").click()  # again, with the box open: what is typed stays
+    expect(answer.get_by_test_id("comment-input")).to_have_value("half typed")
+    expect(answer.get_by_test_id("comment-input")).to_be_focused()
     answer.get_by_test_id("comment-cancel").click()
     expect(answer.get_by_test_id("comment-box")).to_have_count(0)
     expect(answer.get_by_test_id("feedback-down")).to_have_attribute("aria-pressed", "true")

@@ -487,6 +487,7 @@ export class Widget {
 
   /** After a thumbs-down (already recorded): an optional comment, sent as the same vote. */
   private openComment(message: Message): void {
+    if (this.commenting?.message === message) return this.commenting.box.querySelector("textarea")?.focus();
     const id = `lectern-comment-${randomId()}`;
     const text = el("textarea", { id, rows: "3", maxlength: String(MAX_COMMENT), "data-testid": "comment-input" });
     const send = el("button", { type: "submit", class: "send", "data-testid": "comment-send", disabled: "" }, "Send");
