@@ -13,6 +13,10 @@ const schema = Joi.object({
   accent: Joi.string().pattern(/^#[0-9a-fA-F]{3,8}$/).default('#2e8555'),
   position: Joi.string().valid('left', 'right').default('right'),
   starterQuestions: Joi.array().items(Joi.string().max(200)).max(6).default([]),
+  // The keys that open the widget ("mod+i": ⌘I on Apple systems, Ctrl+I elsewhere); false for none.
+  shortcut: Joi.alternatives()
+    .try(Joi.string().pattern(/^((mod|ctrl|control|cmd|command|meta|alt|option|shift)\+)+.$/i), Joi.boolean().valid(false))
+    .default('mod+i'),
 });
 
 function pluginLectern(context, options) {
@@ -36,6 +40,7 @@ function pluginLectern(context, options) {
         'data-title': options.title,
         'data-accent': options.accent,
         'data-position': options.position,
+        'data-shortcut': options.shortcut === false ? 'off' : options.shortcut,
       };
       if (options.starterQuestions.length) attributes['data-starter-questions'] = options.starterQuestions.join('|');
       return { postBodyTags: [{ tagName: 'script', attributes }] };

@@ -125,7 +125,7 @@ def render_page(request: Request, corpus: BookCorpus, page: Page) -> str:
 
 
 DEMO_TEMPLATE = """<!doctype html>
-<html lang="en" data-theme="light">
+<html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -51,7 +51,9 @@ class SearchResult(BaseModel):
 
 class SearchResponse(BaseModel):
     query: str
-    results: list[SearchResult]
+    results: list[SearchResult] = Field(description=(
+        "Best first: the passages nearer to the query than everyday questions come to this book"
+        " (its calibration), or holding every word of it; empty when nothing in the book matches"))
 
 
 def search_router(limiter: Limiter, settings: Settings) -> APIRouter:
@@ -75,13 +77,27 @@ def search_router(limiter: Limiter, settings: Settings) -> APIRouter:
 
 
 async def find_passages(library: Library, book: str | None, query: str, limit: int) -> list[SearchResult]:
-    """The book's passages for `query`, best first, each with its nearest sentence highlighted."""
-    engine = await library.loaded_engine(book)
-    found = await asyncio.to_thread(engine.retriever.search, query, limit)
+    """The book's passages for `query`, best first, each with its nearest sentence highlighted.
+    Only passages that match: nearer to the query than everyday questions come to the book (the
+    calibration's related level, where a declined answer calls a question outside the book's
+    scope), or holding every word of it (a name like "tf2" is found by its words, however
+    little its meaning says to the embedding model). Nonsense matches nothing."""
+    retriever = (await library.loaded_engine(book)).retriever
+    # the calibration is measured on first use for an index built by an earlier method: off the loop
+    found, related, corpus = await asyncio.to_thread(
+        lambda: (retriever.search(query, limit), retriever.calibration.off_topic_similarity, retriever.corpus)
+    )
     asked = set(lexical.terms(query, compounds=False))
+
+    def matches(chunk_id: str) -> bool:
+        near = found.evidence.similarity.get(chunk_id, 0.0) > related
+        return near or bool(asked) and asked <= corpus.terms_of(chunk_id)
+
     results = []
     for hit in found.hits:
         chunk = hit.chunk
+        if not matches(chunk.id):
+            continue
         shown = excerpt(chunk.id, chunk.text, query)
         url, page = located(chunk, shown)
         results.append(SearchResult(

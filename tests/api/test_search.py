@@ -30,3 +30,17 @@ def test_search_refuses_bad_input_with_a_message(motors: TestClient) -> None:
         assert response.status_code == 400 and message in response.json()["detail"], body
     unknown = motors.post("/api/search", json={"query": "servo", "book": "nobook"})
     assert unknown.status_code == 404
+
+
+def test_nonsense_matches_nothing_and_real_searches_still_do(real_book: Path) -> None:
+    """Nothing near (by the book's calibration) and no passage holding the words: no results;
+    a name the embedding model knows little of ("tf2", nearer to nothing than everyday
+    questions are) is still found by its words."""
+    with app_client(real_book, book="physical-ai") as client:
+        for nonsense in ["xylophone kubernetes", "banana bread recipe", "How long should I boil an egg?"]:
+            response = client.post("/api/search", json={"query": nonsense})
+            assert response.status_code == 200 and response.json()["results"] == [], nonsense
+        for real, lesson in [("How fast does a 2D LiDAR scan?", "Depth Sensing"), ("sensor fusion", "Sensor Fusion"),
+                             ("tf2", ""), ("cuVSLAM", ""), ("URDF", "")]:
+            results = client.post("/api/search", json={"query": real}).json()["results"]
+            assert len(results) >= 3 and lesson in results[0]["lesson"], real

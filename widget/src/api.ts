@@ -89,12 +89,15 @@ export async function streamChat(
   }
 }
 
-export async function sendFeedback(apiUrl: string, sessionId: string, messageId: string, helpful: boolean): Promise<boolean> {
+/** A vote on an answer, with the reader's comment when there is one (voting again replaces it). */
+export async function sendFeedback(
+  apiUrl: string, sessionId: string, messageId: string, helpful: boolean, comment?: string,
+): Promise<boolean> {
   try {
     const response = await fetch(`${apiUrl}/api/feedback`, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Session-Id": sessionId },
-      body: JSON.stringify({ message_id: messageId, helpful }),
+      body: JSON.stringify({ message_id: messageId, helpful, ...(comment ? { comment } : {}) }),
     });
     return response.ok;
   } catch {

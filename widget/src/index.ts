@@ -1,5 +1,6 @@
 /** Entry point: one <script src=".../widget.js" data-…> tag, or window.Lectern.init(options). */
 
+import { DEFAULT_SHORTCUT } from "./shortcut";
 import { Widget, type Options } from "./ui";
 
 declare global {
@@ -31,6 +32,7 @@ function fromScript(tag: HTMLScriptElement | null): Partial<Options> {
     position: data.position === "left" ? "left" : undefined,
     lessonId: data.lessonId,
     starterQuestions: starters?.length ? starters : undefined,
+    shortcut: data.shortcut,
   };
 }
 
@@ -43,6 +45,7 @@ function init(options: Partial<Options>): Widget {
     accent: "#2e8555",
     position: "right",
     starterQuestions: DEFAULT_STARTERS,
+    shortcut: DEFAULT_SHORTCUT,
     ...defined,
   } as Options);
   if (page) widget.setPage(page);

@@ -39,13 +39,35 @@ export function citationLabel(parts: {
   return names.filter((name, i) => name !== names[i - 1]).join(" · ");
 }
 
-/** A link that opens the cited page, scrolls to the section and highlights the passage (a PDF
- * citation's link already opens Lectern's viewer at the page, highlighting the passage; a
- * private book's viewer needs the reader token, which a new tab cannot send as a header). */
+// A text fragment names a short passage whole, a longer one by its first and last words
+// (`text=start,end`): the browser highlights everything from one to the other.
+const WHOLE_UP_TO = 10;
+const ENDS_OF = 5;
+
+/** The excerpt's words as the page shows them: code spans and emphasis without their marks. */
+function shownWords(excerpt: string): string[] {
+  return excerpt
+    .replace(/…+$/, "")
+    .replace(/`|\*\*|__/g, "")
+    .split(/\s+/)
+    .map((word) => word.replace(/^[*_]+|[*_]+(?=[.,;:!?)]*$)/g, ""))
+    .filter(Boolean);
+}
+
+function fragmentText(words: string[]): string {
+  return encodeURIComponent(words.join(" ")).replace(/-/g, "%2D"); // "-" and "," are the syntax's own
+}
+
+/** A link that opens the cited page, scrolls to the section and highlights the whole excerpt
+ * (a PDF citation's link already opens Lectern's viewer at the page, highlighting the passage;
+ * a private book's viewer needs the reader token, which a new tab cannot send as a header). */
 export function citationHref(url: string, excerpt: string, page?: number | null, readerToken?: string): string {
   if (page) return readerToken ? `${url}&reader_token=${encodeURIComponent(readerToken)}` : url;
-  const words = excerpt.replace(/[…]+$/, "").split(/\s+/).filter(Boolean).slice(0, 8).join(" ");
-  if (!words) return url;
-  const fragment = `:~:text=${encodeURIComponent(words).replace(/-/g, "%2D")}`;
+  const words = shownWords(excerpt);
+  if (!words.length) return url;
+  const text = words.length <= WHOLE_UP_TO
+    ? fragmentText(words)
+    : `${fragmentText(words.slice(0, ENDS_OF))},${fragmentText(words.slice(-ENDS_OF))}`;
+  const fragment = `:~:text=${text}`;
   return url.includes("#") ? `${url}${fragment}` : `${url}#${fragment}`;
 }

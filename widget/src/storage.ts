@@ -25,6 +25,7 @@ export interface Message {
   reviewed?: boolean;
   messageId?: string;
   feedback?: "up" | "down";
+  comment?: string; // sent with a thumbs-down
   error?: boolean;
 }
 

@@ -5,6 +5,7 @@ import { renderMarkdown, safeUrl } from "./markdown";
 import { highlighted, searchBook } from "./search";
 import { citationHref, citationLabel, selectionText, shouldOffer, surroundingText } from "./selection";
 import { History, randomId, storageOrNull, type Citation, type Message } from "./storage";
+import { ariaShortcut, isApple, isEditable, matches, parseShortcut, shortcutLabel, type Shortcut } from "./shortcut";
 import { styles } from "./styles";
 
 export interface Options {
@@ -16,9 +17,11 @@ export interface Options {
   position: "left" | "right";
   lessonId?: string;
   starterQuestions: string[];
+  shortcut: string; // opens the widget: "mod+i" (⌘I / Ctrl+I), "off" for none
 }
 
 const MAX_QUERY = 2000;
+const MAX_COMMENT = 2000; // as the feedback API accepts
 const COUNTER_FROM = 1800;
 const HISTORY_TURNS = 10;
 
@@ -84,6 +87,8 @@ export class Widget {
   private searching: AbortController | null = null;
   private searchTimer = 0;
   private activeResult = -1;
+  // The comment box under a voted-down answer: kept across renders so what is typed stays.
+  private commenting: { message: Message; box: HTMLFormElement } | null = null;
 
   constructor(private readonly options: Options) {
     this.session = storageOrNull("sessionStorage");
@@ -98,6 +103,7 @@ export class Widget {
     shadow.append(el("style", {}, styles(options.accent)), this.root);
 
     this.launcher = el("button", { class: "launcher", "data-testid": "launcher", "aria-label": `Open ${options.title}`, "aria-expanded": "false" }, icon("chat"));
+    this.listenForShortcut();
     const titleId = "lectern-title";
     const close = el("button", { class: "icon", "data-testid": "close", "aria-label": "Close chat" }, icon("close"));
     const newChat = el("button", { class: "icon", "data-testid": "new-chat", "aria-label": "New chat" }, icon("plus"));
@@ -111,7 +117,7 @@ export class Widget {
     this.send = el("button", { class: "send", type: "submit", "data-testid": "send", "aria-label": "Send question" }, "Send");
     this.counter = el("div", { class: "counter", "aria-live": "polite" });
     this.pendingQuote = el("div", { class: "pending-quote", "data-testid": "selection-quote", hidden: "" });
-    const form = el("form", {}, this.pendingQuote, el("div", { class: "row" }, this.input, this.send), this.counter);
+    const form = el("form", { class: "ask" }, this.pendingQuote, el("div", { class: "row" }, this.input, this.send), this.counter);
     this.panel = el(
       "section",
       { class: "panel", "data-testid": "panel", role: "dialog", "aria-modal": "true", "aria-labelledby": titleId, hidden: "" },
@@ -171,7 +177,7 @@ export class Widget {
     this.launcher.setAttribute("aria-expanded", "true");
     this.session?.setItem("lectern:open", "1");
     this.scrollToEnd();
-    if (focus) this.input.focus();
+    if (focus) (this.searchBox.hidden ? this.input : this.searchInput).focus();
   }
 
   close(): void {
@@ -191,11 +197,38 @@ export class Widget {
 
   private newConversation(): void {
     this.busy?.abort();
+    this.commenting = null;
     this.conversationId = randomId();
     this.session?.setItem("lectern:conversation", this.conversationId);
     this.messages = [];
     this.render();
     this.input.focus();
+  }
+
+  /** The shortcut opens the widget (and closes it from inside), announced on the launcher; in a
+   * field of the host page the keys stay the reader's. */
+  private listenForShortcut(): void {
+    const apple = isApple(navigator.platform || navigator.userAgent);
+    let shortcut: Shortcut | null;
+    try {
+      shortcut = parseShortcut(this.options.shortcut, apple);
+    } catch (error) {
+      console.warn(`Lectern: ${(error as Error).message}; no keyboard shortcut`);
+      return;
+    }
+    if (!shortcut) return;
+    const label = shortcutLabel(shortcut, apple);
+    this.launcher.setAttribute("aria-keyshortcuts", ariaShortcut(shortcut));
+    this.launcher.setAttribute("aria-label", `Open ${this.options.title} (${label})`);
+    this.launcher.title = `${this.options.title} (${label})`;
+    document.addEventListener("keydown", (event) => {
+      if (event.defaultPrevented || event.repeat || !matches(event, shortcut)) return;
+      const inside = event.target === this.host; // events from the Shadow DOM reach the page as from its host
+      if (!inside && isEditable(event.composedPath()[0] ?? null)) return;
+      event.preventDefault();
+      if (inside && !this.panel.hidden) this.close();
+      else this.open();
+    });
   }
 
   private followTheme(): void {
@@ -224,8 +257,9 @@ export class Widget {
           el("strong", {}, citationLabel(hit)), el("span", {}, ...highlighted(hit.excerpt, hit.highlights)));
         return el("li", { role: "option", id: `lectern-result-${i}`, "aria-selected": "false" }, link);
       }));
-      if (!hits.length) this.results.append(el("li", { class: "empty" }, "Nothing in the book matches that."));
-      this.status.textContent = `${hits.length} results.`;
+      const none = `No passage of this book matches “${query}”. Try other words, or ask it as a question.`;
+      if (!hits.length) this.results.append(el("li", { class: "empty", "data-testid": "search-empty" }, none));
+      this.status.textContent = hits.length ? `${hits.length} results.` : none;
     } catch (error) {
       if (this.searching.signal.aborted) return;
       this.results.replaceChildren(el("li", { class: "empty", role: "alert" }, (error as Error).message));
@@ -391,12 +425,14 @@ export class Widget {
     if (message.error) return el("div", { class: "msg error", role: "alert", "data-testid": "error" }, message.content);
     const citations = message.citations ?? [];
     const hrefs = citations.map((c) => (safeUrl(c.url) ? citationHref(c.url, c.excerpt, c.page, this.options.readerToken) : ""));
-    const bubble = el("div", { class: "msg", "data-testid": "message-assistant" });
+    const bubble = el("div", { class: "msg", "data-testid": "message-assistant", "data-message-id": message.messageId ?? "" });
     const body = el("div");
     body.innerHTML = renderMarkdown(message.content, (n) => hrefs[n - 1] || null); // escaped by renderMarkdown
     bubble.append(body);
     if (citations.length) bubble.append(this.renderCitations(citations, hrefs));
     if (message.messageId) bubble.append(this.renderMeta(message));
+    if (this.commenting?.message === message) bubble.append(this.commenting.box);
+    else if (message.comment) bubble.append(el("div", { class: "thanks", "data-testid": "comment-sent" }, "Thanks, your comment was sent to the maintainers."));
     return bubble;
   }
 
@@ -434,16 +470,74 @@ export class Widget {
         "aria-pressed": String(message.feedback === kind),
       }, icon(kind));
       button.addEventListener("click", async () => {
-        if (message.feedback || !message.messageId) return;
+        if (!message.messageId) return;
+        if (message.feedback === "down" && !helpful && !message.comment) return this.openComment(message); // skipped before
+        if (message.feedback) return;
         if (await sendFeedback(this.options.apiUrl, this.sessionId, message.messageId, helpful)) {
           message.feedback = kind;
           this.history.save(this.conversationId, this.messages);
-          this.render();
+          if (helpful) this.render();
+          else this.openComment(message);
         }
       });
       meta.append(button);
     }
     return meta;
+  }
+
+  /** After a thumbs-down (already recorded): an optional comment, sent as the same vote. */
+  private openComment(message: Message): void {
+    if (this.commenting?.message === message) return this.commenting.box.querySelector("textarea")?.focus();
+    const id = `lectern-comment-${randomId()}`;
+    const text = el("textarea", { id, rows: "3", maxlength: String(MAX_COMMENT), "data-testid": "comment-input" });
+    const send = el("button", { type: "submit", class: "send", "data-testid": "comment-send", disabled: "" }, "Send");
+    const cancel = el("button", { type: "button", class: "secondary", "data-testid": "comment-cancel" }, "Skip");
+    const failed = el("div", { class: "comment-error", role: "alert", hidden: "" });
+    const box = el("form", { class: "comment", "data-testid": "comment-box", "aria-label": "Comment on this answer" },
+      el("label", { for: id }, "Thanks. What was wrong or missing? (optional)"), text, failed,
+      el("div", { class: "row" }, cancel, send));
+    text.addEventListener("input", () => (send.disabled = !text.value.trim()));
+    text.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        box.requestSubmit();
+      }
+    });
+    box.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape") return;
+      event.preventDefault();
+      event.stopPropagation(); // closes the box, not the panel
+      this.closeComment(message, "Comment skipped. Your vote is kept.");
+    });
+    cancel.addEventListener("click", () => this.closeComment(message, "Comment skipped. Your vote is kept."));
+    box.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const comment = text.value.trim();
+      if (!comment || send.disabled || !message.messageId) return;
+      send.disabled = true;
+      if (await sendFeedback(this.options.apiUrl, this.sessionId, message.messageId, false, comment)) {
+        message.comment = comment;
+        this.history.save(this.conversationId, this.messages);
+        this.closeComment(message, "Thanks, your comment was sent.");
+      } else {
+        failed.textContent = "Your comment could not be sent. Please try again.";
+        failed.hidden = false;
+        send.disabled = false;
+      }
+    });
+    this.commenting = { message, box };
+    this.render();
+    this.status.textContent = "Vote recorded. You can say what was wrong or missing, or press Escape to skip.";
+    text.focus();
+  }
+
+  private closeComment(message: Message, announcement: string): void {
+    this.commenting = null;
+    this.render();
+    this.status.textContent = announcement;
+    const bubble = Array.from(this.list.querySelectorAll<HTMLElement>("[data-message-id]"))
+      .find((node) => node.dataset.messageId === message.messageId);
+    bubble?.querySelector<HTMLElement>("[data-testid=feedback-down]")?.focus();
   }
 
   private scrollToEnd(): void {

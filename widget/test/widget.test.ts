@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { friendlyError } from "../src/api";
+import { AA, contrast, onAccent, parseHex, readableOn, toHex, type RGB } from "../src/contrast";
 import { escapeHtml, renderMarkdown, safeUrl } from "../src/markdown";
 import { citationHref, citationLabel } from "../src/selection";
+import { ariaShortcut, isApple, matches, parseShortcut, shortcutLabel } from "../src/shortcut";
 import { SSEParser } from "../src/sse";
 import { History, PREFIX, TTL_MS, type Message } from "../src/storage";
 
@@ -52,10 +54,19 @@ test("markdown formats lists, code and citation markers", () => {
   assert.ok(html.includes("<pre><code>x &lt; 1</code></pre>"));
 });
 
-test("citation links carry a text fragment that highlights the passage", () => {
+test("citation links carry a text fragment that highlights the whole passage", () => {
   assert.equal(
     citationHref("https://b.example/docs/a#key-ideas", "Nodes are independent processes, each with one job in the robot."),
-    "https://b.example/docs/a#key-ideas:~:text=Nodes%20are%20independent%20processes%2C%20each%20with%20one%20job",
+    "https://b.example/docs/a#key-ideas:~:text=Nodes%20are%20independent%20processes%2C%20each,one%20job%20in%20the%20robot.",
+  );
+  assert.equal(citationHref("/docs/a", "A short, whole sentence."), "/docs/a#:~:text=A%20short%2C%20whole%20sentence.");
+  assert.equal(  // cut at EXCERPT_CHARS: up to where the excerpt stops
+    citationHref("/docs/a", "One two three four five six seven eight nine ten eleven twelve…"),
+    "/docs/a#:~:text=One%20two%20three%20four%20five,eight%20nine%20ten%20eleven%20twelve",
+  );
+  assert.equal(  // as the page shows it: code spans and emphasis without their marks
+    citationHref("/docs/a", "URDF uses `<link>` and **joints**."),
+    "/docs/a#:~:text=URDF%20uses%20%3Clink%3E%20and%20joints.",
   );
   assert.equal(citationHref("/docs/a", "Well-known"), "/docs/a#:~:text=Well%2Dknown");
   assert.equal(citationHref("/docs/a#x", ""), "/docs/a#x");
@@ -131,4 +142,53 @@ test("citation labels skip empty and repeated parts", () => {
   assert.equal(citationLabel({ module: "M1", lesson: "Nodes", section: "What Are Nodes?" }), "M1 · Nodes · What Are Nodes?");
   assert.equal(citationLabel({ module: "M1", lesson: "M1", section: "Overview" }), "M1 · Overview");
   assert.equal(citationLabel({ module: "", lesson: "Intro", section: "" }), "Intro");
+});
+
+test("shortcuts read as written, per platform, and refuse what would take readers' keys", () => {
+  assert.deepEqual(parseShortcut("mod+i", false), { key: "i", ctrl: true, meta: false, alt: false, shift: false });
+  assert.deepEqual(parseShortcut("Mod+I", true), { key: "i", ctrl: false, meta: true, alt: false, shift: false });
+  assert.deepEqual(parseShortcut("ctrl+shift+k", true), { key: "k", ctrl: true, meta: false, alt: false, shift: true });
+  assert.deepEqual(parseShortcut("ctrl++", false), { key: "+", ctrl: true, meta: false, alt: false, shift: false });
+  for (const off of ["off", "", " none "]) assert.equal(parseShortcut(off, false), null);
+  assert.throws(() => parseShortcut("i", false), /needs ctrl/);
+  assert.throws(() => parseShortcut("shift+i", false), /needs ctrl/);
+  assert.throws(() => parseShortcut("hyper+i", false), /unknown modifier/);
+  assert.throws(() => parseShortcut("ctrl+enter", false), /one key/);
+  const mod = parseShortcut("mod+i", false)!;
+  assert.equal(shortcutLabel(mod, false), "Ctrl+I");
+  assert.equal(ariaShortcut(mod), "Control+I");
+  const apple = parseShortcut("mod+shift+i", true)!;
+  assert.equal(shortcutLabel(apple, true), "⇧⌘I");
+  assert.equal(ariaShortcut(apple), "Meta+Shift+I");
+  assert.ok(isApple("MacIntel") && isApple("iPhone") && !isApple("Linux x86_64") && !isApple("Win32"));
+});
+
+test("a shortcut matches its keys exactly, by character or by physical key", () => {
+  const key = (init: Partial<KeyboardEvent>) =>
+    ({ key: "", code: "", ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...init }) as KeyboardEvent;
+  const ctrlI = parseShortcut("ctrl+i", false)!;
+  assert.ok(matches(key({ key: "i", code: "KeyI", ctrlKey: true }), ctrlI));
+  assert.ok(matches(key({ key: "I", code: "KeyI", ctrlKey: true }), ctrlI)); // Caps Lock
+  assert.ok(!matches(key({ key: "I", code: "KeyI", ctrlKey: true, shiftKey: true }), ctrlI));
+  assert.ok(!matches(key({ key: "i", code: "KeyI" }), ctrlI));
+  assert.ok(!matches(key({ key: "i", code: "KeyI", ctrlKey: true, altKey: true }), ctrlI));
+  assert.ok(matches(key({ key: "ш", code: "KeyI", ctrlKey: true }), ctrlI)); // a Cyrillic layout
+  assert.ok(matches(key({ key: "ˆ", code: "KeyI", altKey: true }), parseShortcut("alt+i", true)!)); // ⌥I on a Mac
+  assert.ok(matches(key({ key: "/", code: "Slash", ctrlKey: true }), parseShortcut("ctrl+/", false)!));
+});
+
+test("colours made from any accent read at WCAG AA", () => {
+  const white: RGB = [255, 255, 255];
+  const nearBlack = parseHex("#1c1e21")!;
+  for (const accent of ["#2e8555", "#ffd400", "#7fdbff", "#663399", "#000", "#fff"]) {
+    const rgb = parseHex(accent)!;
+    const light = readableOn(rgb, [white, parseHex("#f3f4f6")!], "black");
+    const dark = readableOn(rgb, [parseHex("#1b1b1d")!, parseHex("#2a2b2e")!], "white");
+    assert.ok(contrast(light, parseHex("#f3f4f6")!) >= AA && contrast(dark, parseHex("#2a2b2e")!) >= AA, accent);
+    const filled = onAccent(rgb, nearBlack);
+    assert.ok(contrast(filled.text, filled.background) >= AA, accent);
+  }
+  assert.equal(toHex(readableOn(parseHex("#1a7f37")!, [white], "black")), "#1a7f37"); // already readable: unchanged
+  assert.deepEqual(parseHex("#abc"), [170, 187, 204]);
+  assert.equal(parseHex("green"), null);
 });
