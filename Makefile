@@ -18,11 +18,16 @@ $(BIN)/lectern: pyproject.toml
 
 setup: $(BIN)/lectern
 
-# The build makes widget.js (committed) and the PDF viewer (pdf.js, not committed). `npm install`
-# (it keeps to the lock file): npm 11's `npm ci` refuses this lock file for lacking entries of
-# other platforms' builds of @napi-rs/canvas, pdf.js's optional canvas for Node, unused here.
-widget/dist/viewer/viewer.js: $(wildcard widget/src/*.ts) widget/package.json
-	cd widget && npm install --no-audit --no-fund && npm run build
+# `npm ci` installs exactly the lock file and never rewrites it (the lock lists every platform's
+# build of @napi-rs/canvas, pdf.js's optional canvas for Node, as npm itself writes it).
+widget/node_modules: widget/package-lock.json
+	cd widget && npm ci --no-audit --no-fund
+	touch $@
+
+# The build makes widget.js and the PDF viewer (pdf.js), both committed so that a deploy needs no
+# Node; the same sources and lock file build the same bytes, so a build leaves git clean.
+widget/dist/viewer/viewer.js: widget/node_modules $(wildcard widget/src/*.ts) widget/package.json
+	cd widget && npm run build
 
 widget: widget/dist/viewer/viewer.js
 

@@ -4,7 +4,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -16,8 +16,6 @@ class Settings(BaseSettings):
 
     embeddings: Literal["local", "cohere", "gemini"] = Field("local", alias="LECTERN_EMBEDDINGS")
     embedding_model_name: str | None = Field(None, alias="LECTERN_EMBEDDING_MODEL")
-    # Where the local embedding model's ONNX file is kept once made from the packaged weights.
-    model_cache: Path = Field(Path.home() / ".cache" / "lectern", alias="LECTERN_MODEL_CACHE")
     cohere_base_url: str | None = Field(None, alias="COHERE_BASE_URL")
     gemini_base_url: str | None = Field(None, alias="GEMINI_BASE_URL")
 
@@ -77,11 +75,6 @@ class Settings(BaseSettings):
     # Opens the maintainer console (/admin) and its API (/api/admin/...); unset, both are off.
     admin_token: SecretStr | None = Field(None, alias="LECTERN_ADMIN_TOKEN")
     log_user_text: bool = Field(False, alias="LECTERN_LOG_USER_TEXT")
-
-    @field_validator("model_cache")
-    @classmethod
-    def home_expanded(cls, value: Path) -> Path:
-        return value.expanduser()
 
     @property
     def qdrant_path(self) -> Path:

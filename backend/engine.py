@@ -65,8 +65,9 @@ class Library:
 
     def _embedder_for(self, built_with: str | None) -> Embedder:
         """Questions are embedded by the model the book's index was built with: a book indexed
-        with the PyTorch build of the local model keeps being served by it until re-ingested."""
-        if built_with == LocalEmbedder.name and self.embedder.name != built_with:
+        with the PyTorch build of the local model keeps being served by it until re-ingested, where
+        PyTorch is installed (the `export` extra; else the ONNX build, whose vectors are 0.99 alike)."""
+        if built_with == LocalEmbedder.name and self.embedder.name != built_with and LocalEmbedder.installed():
             if self._reference is None:
                 self._reference = LocalEmbedder()
             return self._reference

@@ -40,7 +40,6 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from backend.config import Settings
 from backend.retrieval.embeddings import OnnxEmbedder
 
 TEXT_SUFFIXES = {".md", ".mdx", ".rst", ".txt", ".ipynb"}
@@ -87,7 +86,7 @@ class BaselineRetriever:
         splitter = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200)
         self.chunks = [Chunk(text, doc.file, doc.page)
                        for doc in load(corpus) for text in splitter.split_text(doc.text)]
-        self.embedder = OnnxEmbedder(Settings().model_cache)  # Lectern's local model, as it runs it
+        self.embedder = OnnxEmbedder()  # Lectern's local model, as it runs it
         self.vectors = np.array(self.embedder.embed_documents([c.text for c in self.chunks]))
         self.bm25 = BM25Okapi([tokens(c.text) for c in self.chunks])
 

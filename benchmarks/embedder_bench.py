@@ -16,7 +16,6 @@ from pathlib import Path
 
 from qdrant_client import QdrantClient
 
-from backend.config import Settings
 from backend.evaluation import load_questions
 from backend.retrieval.embeddings import Embedder, LocalEmbedder, OnnxEmbedder
 from backend.retrieval.index import BookIndex
@@ -54,7 +53,7 @@ def main(book_dir: str, *question_files: str) -> None:
         client = QdrantClient(path=folder)
         rows = [
             measure(Path(book_dir), questions, LocalEmbedder(), client, "torch"),
-            measure(Path(book_dir), questions, OnnxEmbedder(Settings().model_cache), client, "onnx"),
+            measure(Path(book_dir), questions, OnnxEmbedder(), client, "onnx"),
         ]
         client.close()
     for row in rows:

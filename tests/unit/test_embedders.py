@@ -1,6 +1,6 @@
-"""The local model's two builds: ONNX int8 (the default) gives the PyTorch build's vectors within
-a rounding of its weights, makes its ONNX file once, and a book indexed with either is asked
-with the same build it was indexed with."""
+"""The local model's two builds: ONNX int8 (the default, shipped) gives the PyTorch build's vectors
+within a rounding of its weights, the shipped file is what exporting the packaged weights makes,
+and a book indexed with either is asked with the same build it was indexed with."""
 
 from pathlib import Path
 
@@ -8,7 +8,13 @@ import numpy as np
 
 from backend.config import Settings
 from backend.engine import Library
-from backend.retrieval.embeddings import LocalEmbedder, OnnxEmbedder, make_embedder
+from backend.retrieval.embeddings import (
+    LocalEmbedder,
+    OnnxEmbedder,
+    make_embedder,
+    packaged_weights,
+)
+from backend.retrieval.model_export import export_int8
 from ingest_scripts.watch import BookWatcher
 from tests.support.books import ingest_into, write_book
 
@@ -20,7 +26,7 @@ TEXTS = [
 
 
 def test_the_onnx_build_gives_the_pytorch_builds_vectors(tmp_path: Path) -> None:
-    onnx = OnnxEmbedder(Settings().model_cache)
+    onnx = OnnxEmbedder()
     assert make_embedder(Settings()).name == onnx.name
     fast = np.array(onnx.embed_documents(TEXTS))
     reference = np.array(LocalEmbedder().embed_documents(TEXTS))
@@ -29,7 +35,13 @@ def test_the_onnx_build_gives_the_pytorch_builds_vectors(tmp_path: Path) -> None
     assert (fast * reference).sum(axis=1).min() > 0.97
     # One text a run: a text's vector does not depend on the texts embedded with it.
     assert onnx.embed_query(TEXTS[0]) == onnx.embed_documents(TEXTS)[0]
-    assert list(Settings().model_cache.glob("all-MiniLM-L6-v2-*-int8-7bit.onnx"))
+
+
+def test_the_shipped_model_is_the_packaged_weights_exported(tmp_path: Path) -> None:
+    shipped = np.array(OnnxEmbedder().embed_documents(TEXTS))
+    export_int8(packaged_weights(), tmp_path / "fresh.onnx")
+    fresh = np.array(OnnxEmbedder(tmp_path / "fresh.onnx").embed_documents(TEXTS))
+    assert np.allclose(shipped, fresh, atol=1e-5)
 
 
 def test_a_book_is_asked_with_the_build_it_was_indexed_with(tmp_path: Path) -> None:
