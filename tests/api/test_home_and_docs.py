@@ -3,18 +3,15 @@
 
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
-from playwright.sync_api import Browser, Page, Route, expect
+from playwright.sync_api import Page, expect
 
 from backend.app import create_app
-from tests.e2e.conftest import ARTIFACTS, browser  # noqa: F401 (its fixture)
+from tests.e2e.conftest import ARTIFACTS, browser, offline_page  # noqa: F401 (their fixtures)
 from tests.fakes.servers import FakeServer
 from tests.support.books import SAMPLE_BOOK, app_client, app_settings, copy_data_dir, ingest_into
-
-LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 
 
 @pytest.fixture(scope="module")
@@ -24,27 +21,8 @@ def docs_server(motors_template: Path, tmp_path_factory: pytest.TempPathFactory)
         yield server.url
 
 
-@pytest.fixture
-def offline_page(browser: Browser) -> Iterator[tuple[Page, list[str]]]:  # noqa: F811
-    """A page whose requests to any host but this machine are refused (and listed)."""
-    context = browser.new_context()
-    refused: list[str] = []
-
-    def only_local(route: Route) -> None:
-        if urlsplit(route.request.url).hostname in LOCAL_HOSTS:
-            route.continue_()
-        else:
-            refused.append(route.request.url)
-            route.abort("internetdisconnected")
-
-    context.route("**/*", only_local)
-    page = context.new_page()
-    yield page, refused
-    context.close()
-
-
 @pytest.mark.e2e
-def test_swagger_ui_renders_the_operations_offline(offline_page: tuple[Page, list[str]], docs_server: str) -> None:
+def test_swagger_ui_renders_the_operations_offline(offline_page: tuple[Page, list[str]], docs_server: str) -> None:  # noqa: F811
     page, refused = offline_page
     page.goto(f"{docs_server}/docs")
     operations = page.locator(".opblock")
@@ -59,7 +37,7 @@ def test_swagger_ui_renders_the_operations_offline(offline_page: tuple[Page, lis
 
 
 @pytest.mark.e2e
-def test_redoc_renders_the_operations_offline(offline_page: tuple[Page, list[str]], docs_server: str) -> None:
+def test_redoc_renders_the_operations_offline(offline_page: tuple[Page, list[str]], docs_server: str) -> None:  # noqa: F811
     page, refused = offline_page
     page.goto(f"{docs_server}/redoc")
     expect(page.locator("h1").filter(has_text="Lectern (0.1.0)")).to_be_visible(timeout=15_000)
@@ -69,7 +47,7 @@ def test_redoc_renders_the_operations_offline(offline_page: tuple[Page, list[str
 
 
 @pytest.mark.e2e
-def test_the_home_page_links_to_docs_console_and_health(offline_page: tuple[Page, list[str]], docs_server: str) -> None:
+def test_the_home_page_links_to_docs_console_and_health(offline_page: tuple[Page, list[str]], docs_server: str) -> None:  # noqa: F811
     page, refused = offline_page
     icons: list[str] = []
     page.on("response", lambda response: icons.append(response.url) if "favicon" in response.url else None)

@@ -15,9 +15,9 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Route, expect
+from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import browser  # noqa: F401 (its fixture)
+from tests.e2e.conftest import browser, offline_page  # noqa: F401 (their fixtures)
 from tests.support import pdfs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,23 +82,11 @@ def test_the_deploy_serves_the_widget_console_docs_and_viewer(deployed: str) -> 
     assert answer["sources"] and "/books/acme/files/handbook.pdf" in answer["sources"][0]["url"]
 
 
-def test_a_pdf_citation_opens_in_the_viewer_offline(deployed: str, browser: Browser) -> None:  # noqa: F811
+def test_a_pdf_citation_opens_in_the_viewer_offline(deployed: str, offline_page: tuple[Page, list[str]]) -> None:  # noqa: F811
     answer = httpx.post(deployed + "/api/chat/query", json={"query": "When are mould damages excluded?"}).json()
     link = urlsplit(answer["sources"][0]["url"])
-    context = browser.new_context()
-    refused: list[str] = []
-
-    def only_local(route: Route) -> None:
-        if urlsplit(route.request.url).hostname in ("127.0.0.1", "localhost"):
-            route.continue_()
-        else:
-            refused.append(route.request.url)
-            route.abort("internetdisconnected")
-
-    context.route("**/*", only_local)
-    page = context.new_page()
+    page, refused = offline_page
     page.goto(f"{deployed}{link.path}?{link.query}")
     expect(page.locator("body")).to_have_attribute("data-highlight", "found", timeout=20_000)
     expect(page.locator(".textLayer .highlight").first).to_be_visible()
     assert refused == []
-    context.close()

@@ -2,9 +2,10 @@
 
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -20,6 +21,24 @@ def browser() -> Iterator[Browser]:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def offline_page(browser: Browser) -> Iterator[tuple[Page, list[str]]]:
+    """A page whose requests to any host but this machine are refused (and listed)."""
+    context = browser.new_context()
+    refused: list[str] = []
+
+    def only_local(route: Route) -> None:
+        if urlsplit(route.request.url).hostname in ("127.0.0.1", "localhost"):
+            route.continue_()
+        else:
+            refused.append(route.request.url)
+            route.abort("internetdisconnected")
+
+    context.route("**/*", only_local)
+    yield context.new_page(), refused
+    context.close()
 
 
 def ask(page: Page, question: str) -> None:
