@@ -278,7 +278,13 @@ class OfflineAnswerModel(Model):
             chosen.append(window)
         if not chosen:
             return NOT_IN_BOOK_MARKER
-        return " ".join(f"{w['text']} [{w['ref']}]" for w in chosen)
+        return " ".join(_cited(w["text"], w["ref"]) for w in chosen)
+
+
+def _cited(text: str, ref: str) -> str:
+    """The window's text and its marker: after a code block, on a line of its own (on the
+    block's closing line it would be read as part of the fence)."""
+    return f"{text}\n[{ref}]" if text.endswith("```") else f"{text} [{ref}]"
 
 
 def _around_selection(
@@ -329,7 +335,7 @@ def _new_to_reader(windows: list[dict[str, Any]], selected: str) -> list[dict[st
         text = window["text"]
         for sentence in read:
             text = sentence.sub(" ", text)
-        text = " ".join(text.split())
+        text = re.sub(r"[ \t]+", " ", text).strip()  # a code block keeps its lines
         if re.search(r"[A-Za-z]{3}", text):
             kept.append({**window, "text": text})
     return kept

@@ -8,9 +8,11 @@ pick the sentences of the offline model's extractive answer.
 import html
 import math
 import re
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import groupby
 
 from backend.retrieval import lexical
 
@@ -201,8 +203,13 @@ class Sentence:
 
     @property
     def shown(self) -> str:
-        """As quoted in an answer: code lines as inline code."""
-        return f"`{self.text.replace('`', '')}`" if self.code else self.text
+        """As quoted in an answer: a code line as inline code; a sentence that introduces a
+        short example, then the example as the code block the page shows."""
+        if self.code:
+            return f"`{self.text.replace('`', '')}`"
+        if self.example:
+            return f"{self.text.removesuffix(' ' + _inline(self.example))}{code_block(self.example)}"
+        return self.text
 
 
 @dataclass
@@ -219,7 +226,15 @@ class Window:
 
     @property
     def text(self) -> str:
-        return " ".join(s.shown for s in self.sentences)
+        """As quoted in an answer: its sentences, consecutive code lines as one code block."""
+        shown = []
+        for is_code, run in groupby(self.sentences, key=lambda sentence: sentence.code):
+            sentences = list(run)
+            if is_code and len(sentences) > 1:
+                shown.append(code_block([sentence.text for sentence in sentences]))
+            else:
+                shown += [sentence.shown for sentence in sentences]
+        return " ".join(shown).strip()
 
     @property
     def code(self) -> bool:
@@ -435,13 +450,14 @@ def split_sentences(chunk_id: str, markdown: str) -> tuple[Sentence, ...]:
     position = 0
     for fence in _FENCE.finditer(markdown):
         added = [add(text) for text in _prose(markdown[position : fence.start()])]
-        code_lines = [line.strip() for line in fence.group(0).splitlines()[1:-1]]
-        example = [line for line in code_lines if line.strip(" \t`")]
+        as_written = textwrap.dedent("\n".join(fence.group(0).splitlines()[1:-1])).splitlines()
+        code_lines = [line.strip() for line in as_written]
+        example = [line.rstrip() for line in as_written if line.strip(" \t`")]  # indented as shown
         # only the sentence right before the example introduces it
         carried: frozenset[str] = frozenset()
         if added and added[-1] and _introduces_example(sentences[-1], example):
             sentences[-1] = _with_example(sentences[-1], example)
-            carried = frozenset(example)  # quoted with their lead-in, not a second time alone
+            carried = frozenset(line.strip() for line in example)  # quoted with their lead-in, not again alone
         for line in code_lines:
             if _VALUE_LINE.match(line) and len(line) <= CODE_LINE_CHARS and line not in carried:
                 add(line, code=True)
@@ -463,10 +479,18 @@ def _introduces_example(sentence: Sentence, lines: list[str]) -> bool:
     return short and introduces(sentence.text)
 
 
+def code_block(lines: Sequence[str]) -> str:
+    """Lines of code as a fenced block, on lines of their own in the text around it."""
+    return "\n```\n" + "\n".join(lines) + "\n```\n"
+
+
+def _inline(lines: Sequence[str]) -> str:
+    return " ".join(f"`{line.replace('`', '')}`" for line in lines)
+
+
 def _with_example(sentence: Sentence, lines: list[str]) -> Sentence:
-    """The sentence followed by the example it introduces, as inline code."""
-    example = " ".join(f"`{line.replace('`', '')}`" for line in lines)
-    text = f"{sentence.text} {example}"
+    """The sentence followed by the example it introduces (inline, for its words to count)."""
+    text = f"{sentence.text} {_inline(lines)}"
     terms = frozenset(lexical.terms(text, compounds=False))
     return Sentence(sentence.chunk_id, sentence.index, text, terms, shows_code=True, example=tuple(lines))
 

@@ -1,10 +1,13 @@
 """The answer engine end to end: real agent loop, offline model, real retrieval and grounding."""
 
 
+from pathlib import Path
+
 import pytest
 
 from backend.config import Settings
 from backend.engine import Library
+from backend.grounding.messages import NEEDS_REVIEW_NOTE
 from backend.question import Turn
 from backend.retrieval import lexical
 from backend.retrieval.query import Query
@@ -673,3 +676,31 @@ async def test_a_section_headed_by_the_readers_question_answers_it(tmp_path) -> 
         answer, _ = await ask(library.engine(), "my component isn't re-rendering after I dispatch an action, why?")
     assert answer.status == "found"
     assert answer.citations[0].source_path == "01-guide/05-faq.md"
+
+
+async def test_a_code_example_is_quoted_as_the_code_block_the_page_shows(tmp_path: Path) -> None:
+    book = write_book(tmp_path / "docs", {"01-drivers/01-config.md": """---
+title: Driver Configuration
+---
+# Driver Configuration
+
+## Microstepping
+
+Microstepping divides each full step of a stepper motor into smaller steps for smoother motion.
+Higher values make the motor quieter but reduce its holding torque.
+The driver's microstepping is set in its configuration file like this:
+
+```yaml
+driver:
+  microsteps: 16
+```
+"""})
+    ingest_into(tmp_path / "data", book, "drivers")
+    library = Library(Settings(LECTERN_DATA_DIR=tmp_path / "data", LECTERN_BOOK="drivers"))
+    try:
+        answer, streamed = await ask(composing(library.engine()), "How do I set the driver's microstepping?")
+    finally:
+        library.close()
+    assert "like this:\n```\ndriver:\n  microsteps: 16\n```\n[1]" in answer.text  # as the page shows it
+    assert all(line == "```" for line in answer.text.splitlines() if line.startswith("```"))  # no marker on a fence
+    assert streamed.strip() == answer.text.removesuffix(f"\n\n*{NEEDS_REVIEW_NOTE}*").strip()

@@ -79,6 +79,16 @@ def test_a_sentence_that_introduces_a_short_example_is_quoted_with_it() -> None:
     assert sentences[-1].text == "The command also says what it did." and not sentences[-1].example
 
 
+def test_code_is_quoted_as_the_code_block_the_page_shows() -> None:
+    passage = "The state of a counter app might look like this:\n\n```js\n{\n    counter: 10\n}\n```\n\nIt grows."
+    lead_in = split_sentences("c1", passage)[0]
+    assert lead_in.text == "The state of a counter app might look like this: `{` `    counter: 10` `}`"  # its words count
+    assert lead_in.shown == "The state of a counter app might look like this:\n```\n{\n    counter: 10\n}\n```\n"
+    values = [s for s in split_sentences("c1", PASSAGE) if s.code][:2]
+    assert Window("c1", values, 1.0).text == "```\nresolution: 0.1\nrobot_radius: 0.4  # accounts for leg swing\n```"
+    assert Window("c1", values[:1], 1.0).text == "`resolution: 0.1`"  # one value line stays in its sentence
+
+
 def test_windows_do_not_mix_prose_and_code() -> None:
     sentences = split_sentences("c1", PASSAGE)
     windows = rank_windows(lexical.terms("planner footstep timer"), sentences, lambda _: 1.0, 20)
