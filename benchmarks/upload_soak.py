@@ -121,7 +121,10 @@ async def soak(url: str, files: list[tuple[str, bytes]], pages: list[Path], read
     """The readers' figures, when each phase began (readers alone, bombs, busy maintainers, the
     end) and a line per upload."""
     crowd = Readers()
-    async with httpx.AsyncClient(base_url=url, timeout=600) as client:
+    # Idle connections are dropped before uvicorn's 5 s keep-alive closes them: a request sent on
+    # a connection the server is closing at that moment fails without reaching it.
+    limits = httpx.Limits(keepalive_expiry=2.0)
+    async with httpx.AsyncClient(base_url=url, timeout=600, limits=limits) as client:
         marks = [time.monotonic()]
         until = marks[0] + 10**6  # readers stop when the uploads are done (cancelled below)
         books = list(QUESTIONS)
