@@ -285,7 +285,7 @@ async def test_instructions_inside_a_selection_are_data(motors: Library) -> None
 async def test_a_value_given_only_in_a_configuration_example_is_quoted(motors: Library) -> None:
     answer, _ = await ask(motors.engine(), "How many position commands per second go over the servo bus?")
     assert answer.status == "found"
-    assert "`command_rate_hz: 50.0  # position commands per second`" in answer.text
+    assert "\n```\nservo_bus:\n  baud_rate: 1000000\n  command_rate_hz: 50.0  # position commands per second\n```\n" in answer.text
     assert answer.citations[0].source_path.endswith("01-servos.md")
 
 
