@@ -431,7 +431,7 @@ async def test_a_pasted_error_message_is_answered_by_what_the_book_says_of_it(tm
     assert answer.status == "found"
     assert answer.citations[0].source_path.endswith("01-errors.md")
     assert answer.text.startswith("This happens when the servo's ID does not match")
-    assert "`error: servo 3 not responding on bus 1`" not in answer.text and "after 3 retries" not in answer.text
+    assert "error: servo 3 not responding on bus 1" not in answer.text and "after 3 retries" not in answer.text
     assert trimmed.text.startswith("This happens when the servo's ID does not match")
     assert confirmed.text.startswith("The driver retries a silent servo three times.")
     lead = listed.text.split("[1]")[0]
