@@ -5,6 +5,9 @@ things split into parts). Retrieval, the agent and grounding all read it from he
 import html
 import re
 import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
@@ -78,6 +81,11 @@ class Question(BaseModel):
     def _readable(cls, value: str) -> str:
         return readable(value)
 
+    @cached_property
+    def asked(self) -> "Asked":
+        """What it asks, told from what the reader narrates and pastes: made once, read by all."""
+        return analysed(self.text, self.history)
+
 
 HISTORY_EXCHANGES = 5
 MAX_PARTS = 3
@@ -142,7 +150,7 @@ def refers_back(question: str) -> bool:
     return bool(_REFERS_BACK.search(question)) or len(lexical.terms(question)) <= 1
 
 
-def standalone_query(question: str | Query, history: list[Turn]) -> Query:
+def standalone_query(question: str | Query, history: Sequence[Turn]) -> Query:
     """The question leaning on the most recent earlier question, when it leans on it (a
     pronoun, or too few words of its own); on that one's own earlier question too, when it
     leaned on it in turn ("Does the humanoid config use a special tree for it?")."""
@@ -158,15 +166,39 @@ def standalone_query(question: str | Query, history: list[Turn]) -> Query:
     return query.leaning_on(" ".join(context))
 
 
-def question_parts(question: str) -> list[str]:
+@dataclass(frozen=True)
+class Asked:
+    """What a reader asks, told once from what they narrate and paste (`Question.asked`), then
+    read by the answer model, the grounding and the judge."""
+
+    ask: str  # what is asked, in the reader's own words ("" when they only pasted something)
+    scenes: tuple[str, ...]  # what their statements set ("Our robot runs Kubernetes."), a clause each
+    relates: bool  # the ask is how topics relate ("How do X and Y work together?")
+    query: Query  # the whole question as searched: with the earlier question it leans on
+    parts: dict[str, Query]  # each part of a question that asks several things → its search query
+
+
+def analysed(text: str, history: Sequence[Turn] = ()) -> Asked:
+    """The question's ask, scenes and parts. In "…, and what goes wrong if you set it too
+    high?", "it" is the first part's subject."""
+    statements, ask = scene_and_question(text)
+    scenes = tuple(piece.strip(" .") for statement in statements for piece in _clauses_of(statement))
+    relates = bool(_RELATION.search(ask))
+    parts = _parts(ask, scenes, relates)
+    queries = {}
+    for i, part in enumerate(parts):
+        query = Query(part).leaning_on(parts[0]) if i and refers_back(part) else Query(part)
+        queries[part] = standalone_query(query, history)
+    return Asked(ask, scenes, relates, standalone_query(text, history), queries)
+
+
+def _parts(ask: str, scenes: tuple[str, ...], relates: bool) -> list[str]:
     """What a question asks, one part each, when it asks several things: the topics it relates
     ("How do X and Y work together?") or its clauses ("What is X, and how does it Y?"); [] when
     it asks one thing. A clause needs two words of its own to be searched alone (a topic, one:
     "LiDAR"); shorter ones are left to the whole question."""
-    asked = scene_and_question(question)[1]
-    relates = relates_topics(question)
     clauses: list[str] = []
-    for clause in filter(None, _CLAUSES.split(asked)):
+    for clause in filter(None, _CLAUSES.split(ask)):
         if relates:
             topics = [" ".join(_RELATION.sub(" ", t).split()).strip(" ?.,;")
                       for t in _TOPICS.split(clause)]
@@ -176,16 +208,9 @@ def question_parts(question: str) -> list[str]:
     # The scenes first (a later clause's "it" is often theirs), as many as leave room for
     # what is asked.
     room = max(MAX_PARTS - len(clauses), 0)
-    settings = [scene for scene in scenes(question) if len(set(lexical.terms(scene, compounds=False))) >= 2]
+    settings = [scene for scene in scenes if len(set(lexical.terms(scene, compounds=False))) >= 2]
     parts = [*settings[:room], *clauses][:MAX_PARTS]
     return parts if len(parts) > 1 else []
-
-
-def scenes(question: str) -> list[str]:
-    """The scenes the question's statements set ("Our robot runs Kubernetes.", "I want a base
-    layout, and flashed messages under it." sets two): parts that ask nothing themselves."""
-    statements = scene_and_question(question)[0]
-    return [piece.strip(" .") for statement in statements for piece in _clauses_of(statement)]
 
 
 def _clauses_of(statement: str) -> list[str]:
@@ -201,23 +226,6 @@ def _clauses_of(statement: str) -> list[str]:
         pieces.append(before)
         start = joint.end()
     return [*pieces, statement[start:]]
-
-
-def relates_topics(question: str) -> bool:
-    """Whether what the question asks is how topics relate ("How do X and Y work together?",
-    "…, and how do they connect?"), rather than several things in turn."""
-    return bool(_RELATION.search(scene_and_question(question)[1]))
-
-
-def part_queries(question: str, history: list[Turn]) -> dict[str, Query]:
-    """Each part of the question → its standalone search query. In "…, and what goes wrong if
-    you set it too high?", "it" is the first part's subject."""
-    parts = question_parts(question)
-    queries = {}
-    for i, part in enumerate(parts):
-        query = Query(part).leaning_on(parts[0]) if i and refers_back(part) else Query(part)
-        queries[part] = standalone_query(query, history)
-    return queries
 
 
 def leaning_on_the_first(parts: dict[str, Query]) -> dict[Query, Query]:

@@ -35,9 +35,6 @@ from backend.question import (
     Question,
     asks_about_the_text,
     leaning_on_the_first,
-    part_queries,
-    relates_topics,
-    standalone_query,
 )
 from backend.retrieval import lexical
 from backend.retrieval.query import Query
@@ -62,11 +59,11 @@ class OfflineAnswerModel(Model):
     def __init__(self, question: Question):
         self.question = question
         # The question's parts, if it asks several things, and their search queries.
-        parts = part_queries(question.text, question.history)
+        parts = question.asked.parts
         self.part_topics = _own_terms(list(parts))
         self.part_queries = list(parts.values())
         self.leaning = leaning_on_the_first(parts) if parts else {}
-        self.relates = relates_topics(question.text)
+        self.relates = question.asked.relates
 
     async def get_response(
         self,
@@ -155,7 +152,7 @@ class OfflineAnswerModel(Model):
             if question.selected_text and any(o.get("found") for o in outputs):
                 query = Query(f"{question.text} {question.selected_text}")
             else:
-                query = standalone_query(question.text, question.history)
+                query = question.asked.query
             return [_search_call(q) for q in [query, *self.part_queries]]
         searched = {_searched(s) for s in searches}
         retries = [

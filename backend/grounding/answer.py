@@ -8,7 +8,6 @@ from backend.grounding.citations import Citation, CitationStream, citation_of
 from backend.grounding.judge import Judge, Judgment
 from backend.grounding.run import RunState
 from backend.grounding.status import Confidence, Status, assess
-from backend.question import part_queries, scenes
 from backend.retrieval import lexical
 from backend.retrieval.index import ScoredChunk
 from backend.retrieval.models import Page
@@ -77,10 +76,9 @@ def _answers_every_part(state: RunState, answer: str) -> bool:
     idf = state.retriever.corpus.idf
     calibration = state.retriever.calibration
     said = frozenset(lexical.terms(answer, compounds=False))
-    scene = set(scenes(question.text))
-    for part, query in part_queries(question.text, question.history).items():
+    for part, query in question.asked.parts.items():
         found = state.searched.get(query)
-        if part in scene or found is None or found.support >= calibration.answerable_for(found.one_page):
+        if part in question.asked.scenes or found is None or found.support >= calibration.answerable_for(found.one_page):
             continue
         if lexical.weighted_share(lexical.terms(part, compounds=False), said, idf) < PART_COVERED:
             return False

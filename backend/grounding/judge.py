@@ -28,7 +28,6 @@ from backend.grounding.citations import CitationStream
 from backend.grounding.run import RunState
 from backend.retrieval import lexical
 from backend.retrieval.embeddings import Embedder
-from backend.retrieval.sentences import scene_and_question
 
 PACKAGED = Path(__file__).with_name("judge.json")
 _MARKER = "["  # citations are renumbered "[1]" markers in the answer text
@@ -115,7 +114,7 @@ def signals(state: RunState, stream: CitationStream) -> dict[str, float]:
     answerable = calibration.answerable_for(evidence.one_page)
     unit = max(calibration.confident - calibration.answerable, 1e-3)
     question = state.question
-    ask = scene_and_question(question.text)[1] or question.text
+    ask = question.asked.ask or question.text
     ask_terms = lexical.terms(ask, compounds=False)
     asked = lexical.Weights(ask_terms, corpus.idf)
     rarest = lexical.Weights(sorted(set(ask_terms), key=lambda t: (-corpus.idf(t), t))[:RAREST], corpus.idf)

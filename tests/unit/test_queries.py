@@ -5,10 +5,8 @@ import pytest
 from backend.question import (
     Question,
     Turn,
+    analysed,
     asks_about_the_text,
-    part_queries,
-    question_parts,
-    relates_topics,
     standalone_query,
 )
 from backend.retrieval import lexical
@@ -49,7 +47,7 @@ from backend.retrieval.query import Query
     ],
 )
 def test_questions_that_ask_several_things_are_split(question: str, parts: list[str]) -> None:
-    assert question_parts(question) == parts
+    assert list(analysed(question).parts) == parts
 
 
 @pytest.mark.parametrize(
@@ -69,7 +67,7 @@ def test_questions_that_ask_several_things_are_split(question: str, parts: list[
     ],
 )
 def test_questions_that_ask_one_thing_are_not_split(question: str) -> None:
-    assert question_parts(question) == []
+    assert analysed(question).parts == {}
 
 
 @pytest.mark.parametrize(
@@ -91,17 +89,17 @@ def test_questions_that_ask_one_thing_are_not_split(question: str) -> None:
 def test_a_question_that_asks_how_topics_relate_is_told_from_one_that_asks_several_things(
     question: str, relates: bool
 ) -> None:
-    assert relates_topics(question) is relates
+    assert analysed(question).relates is relates
 
 
 def test_a_part_that_refers_back_is_searched_with_the_first_part() -> None:
     history = [Turn(role="user", content="What is a LiDAR?")]
-    assert part_queries("What does the sensor measure, and how far can it see?", history) == {
+    assert analysed("What does the sensor measure, and how far can it see?", history).parts == {
         "What does the sensor measure": Query("What does the sensor measure"),
         "how far can it see": Query(
             "how far can it see", ("What does the sensor measure", "What is a LiDAR?")),
     }
-    assert part_queries("What is a ROS 2 node?", []) == {}
+    assert analysed("What is a ROS 2 node?", []).parts == {}
 
 
 def test_a_follow_up_borrows_the_subject_of_the_previous_question() -> None:
@@ -173,7 +171,7 @@ def test_a_query_keeps_the_readers_own_words_apart_from_what_it_leans_on() -> No
     query = standalone_query("What is its range?", history)
     assert query.text == "What is its range?"
     assert query.whole == "What is its range? (What is a ToF camera?)"  # what retrieval matches
-    parts = part_queries("What does the sensor measure, and how far can it see?", history)
+    parts = analysed("What does the sensor measure, and how far can it see?", history).parts
     assert parts["how far can it see"].text == "how far can it see"
     own = standalone_query("What sample rate does it use (in kHz)?", history)
     assert own.text == "What sample rate does it use (in kHz)?"
@@ -192,3 +190,16 @@ def test_a_query_keeps_the_readers_own_words_apart_from_what_it_leans_on() -> No
 )
 def test_a_question_is_read_without_its_markup(typed: str, asked: str) -> None:
     assert Question(text=typed).text == asked
+
+
+def test_what_a_reader_pastes_is_context_and_their_own_words_the_ask() -> None:
+    """A pasted block (code, a stack trace, a config) helps the search; the ask is the reader's
+    own words around it, so a word of the paste is never "what the book does not mention"."""
+    question = Question(text="```\n> sqrt(-17)\n[1] NaN\nWarning message: NaNs produced\n```\n"
+                             "I actually want the complex square root here. How do I get it?")
+    asked = question.asked
+    assert asked.ask == "How do I get it?" and asked.scenes == ("I actually want the complex square root here",)
+    assert "sqrt(-17)" in asked.query.whole  # searched with the paste
+    pasted_only = Question(text="```\nTypeError: x.map is not a function\n```\nwhy does this happen")
+    assert pasted_only.asked.ask == "why does this happen"
+    assert question.asked is question.asked  # made once
