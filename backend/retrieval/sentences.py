@@ -17,9 +17,6 @@ from itertools import groupby
 from backend.retrieval import lexical
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1\s*$", re.MULTILINE | re.DOTALL)  # in list items too
-# A block a reader pasted into a question, its line breaks gone (question.readable): from one
-# fence to the next.
-_PASTED = re.compile(r"(```|~~~).*?\1", re.DOTALL)
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HEADING = re.compile(r"^#{1,6}\s+")
@@ -322,10 +319,8 @@ def states_without_way(question: str, asked: Sequence[str], windows: Sequence[Wi
 
 
 def scene_and_question(text: str) -> tuple[list[str], str]:
-    """The statements that set the scene ("Our docstrings carry Sphinx fields."), then what is
-    asked. What a reader pastes in a fenced block (code, a stack trace, a config file, a log)
-    is context for the search, never the ask: the ask is in their own words around it."""
-    *statements, asked = _STATEMENT_END.split(" ".join(_PASTED.sub(" ", text).split()))
+    """The statements that set the scene ("Our docstrings carry Sphinx fields."), then what is asked."""
+    *statements, asked = _STATEMENT_END.split(text)
     return statements, asked
 
 

@@ -192,14 +192,10 @@ def test_a_question_is_read_without_its_markup(typed: str, asked: str) -> None:
     assert Question(text=typed).text == asked
 
 
-def test_what_a_reader_pastes_is_context_and_their_own_words_the_ask() -> None:
-    """A pasted block (code, a stack trace, a config) helps the search; the ask is the reader's
-    own words around it, so a word of the paste is never "what the book does not mention"."""
-    question = Question(text="```\n> sqrt(-17)\n[1] NaN\nWarning message: NaNs produced\n```\n"
-                             "I actually want the complex square root here. How do I get it?")
-    asked = question.asked
-    assert asked.ask == "How do I get it?" and asked.scenes == ("I actually want the complex square root here",)
-    assert "sqrt(-17)" in asked.query.whole  # searched with the paste
-    pasted_only = Question(text="```\nTypeError: x.map is not a function\n```\nwhy does this happen")
-    assert pasted_only.asked.ask == "why does this happen"
-    assert question.asked is question.asked  # made once
+
+def test_the_question_is_analysed_once() -> None:
+    question = Question(text="I use Flask, and I deploy with Docker. How do I add login, and how do I test the views?")
+    assert question.asked is question.asked
+    assert question.asked.scenes == ("I use Flask", "I deploy with Docker")
+    assert question.asked.ask == "How do I add login, and how do I test the views?"
+    assert list(question.asked.parts) == ["I use Flask", "How do I add login", "how do I test the views"]
