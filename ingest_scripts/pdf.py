@@ -23,8 +23,9 @@ import resource
 import signal
 import statistics
 from bisect import bisect_right
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import cache
 from importlib.metadata import version
 from itertools import pairwise
 from multiprocessing.connection import Connection
@@ -64,10 +65,6 @@ HEADING_MAX_WORDS = 20
 FURNITURE_SHARE = 0.3
 EDGE_LINES = 2  # lines at the top and at the bottom of a page that may be furniture
 PARAGRAPH_GAP = 1.45  # a gap between lines larger than this many typical line steps: new block
-# What a cached reading depends on besides the document: this reader and the blocks it makes.
-_READER = hashlib.sha256(
-    Path(__file__).read_bytes() + Path(markdown.__file__).read_bytes() + version("pypdfium2").encode()
-).digest()
 
 
 @dataclass(frozen=True)
@@ -154,7 +151,7 @@ class PdfCache:
             data = path.read_bytes()
         except OSError as exc:
             raise PdfError(f"{name}: cannot read ({exc.strerror})") from None
-        key = hashlib.sha256(_READER + repr(self.limits).encode() + data).hexdigest()
+        key = hashlib.sha256(_reader() + repr(self.limits).encode() + data).hexdigest()
         entry = self.folder / f"{key}.pickle"
         self._used.add(entry.name)
         try:  # written by this class only, in the service's own data folder
@@ -177,6 +174,15 @@ class PdfCache:
             for entry in self.folder.iterdir():
                 if entry.name not in self._used:
                     entry.unlink(missing_ok=True)
+
+
+@cache
+def _reader() -> bytes:
+    """What a cached reading depends on besides the document: this reader and the blocks it
+    makes (read when a cache is first used, not when the module is imported)."""
+    return hashlib.sha256(
+        Path(__file__).read_bytes() + Path(markdown.__file__).read_bytes() + version("pypdfium2").encode()
+    ).digest()
 
 
 def _too_large(name: str, limits: PdfLimits) -> str:
@@ -386,8 +392,8 @@ def _mark_outline_headings(lines: list[Line], outline: list[_OutlineItem]) -> li
     by_page = _by_page(lines)
     spelled = [_normal(line.text) for line in lines]
     pages = [line.page for line in lines]  # in page order
-    added: list[tuple[int, int, Line]] = []  # (insert before this line, entry order, the line)
-    for order, item in enumerate(outline):
+    added: dict[int, list[Line]] = defaultdict(list)  # line index → heading lines to go before it
+    for item in outline:
         wanted = _normal(item.title)
         on_page = [i for i in by_page.get(item.page, []) if not lines[i].heading]
         candidates: list[tuple[float, int, int]] = []
@@ -411,19 +417,12 @@ def _mark_outline_headings(lines: list[Line], outline: list[_OutlineItem]) -> li
             on_page[-1] + 1 if on_page else bisect_right(pages, item.page),
         )
         top = item.top or 0.0
-        added.append((before, order, Line(item.page, item.title, 0.0, True, top, top, item.level)))
-    if not added:
-        return lines
-    added.sort(key=lambda entry: entry[:2])
+        added[before].append(Line(item.page, item.title, 0.0, True, top, top, item.level))
     merged: list[Line] = []
-    next_added = 0
     for i, line in enumerate(lines):
-        while next_added < len(added) and added[next_added][0] == i:
-            merged.append(added[next_added][2])
-            next_added += 1
+        merged += added.get(i, [])
         merged.append(line)
-    merged.extend(entry[2] for entry in added[next_added:])
-    return merged
+    return merged + added.get(len(lines), [])
 
 
 def _by_page(lines: list[Line]) -> dict[int, list[int]]:
