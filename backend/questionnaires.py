@@ -22,6 +22,7 @@ from pydantic import BaseModel
 from backend.agent.agent import AnswerEngine
 from backend.engine import Library
 from backend.grounding.answer import Answer
+from backend.grounding.citations import label
 from backend.question import MAX_QUESTION, Question
 from backend.store import ResilientStore
 from backend.store.models import (
@@ -122,7 +123,7 @@ def export_csv(header: list[str], rows: list[QuestionnaireRow], mode: ExportMode
             text = row.approved_answer or ""
         elif mode == "generated":
             review = "generated"
-        citations = " | ".join(f"{c.lesson} · {c.section} <{c.url}>" for c in cited)
+        citations = " | ".join(f"{label(c.lesson, c.section)} <{c.url}>" for c in cited)
         writer.writerow([spreadsheet_safe(cell) for cell in [*row.cells, text, status, citations, review]])
     return out.getvalue()
 

@@ -40,9 +40,13 @@ class Citation(BaseModel):
         """"Module · Lesson · Section" ("Document · p. 12 · Section" for a PDF), without empty
         parts or a part that repeats the one before it, as the widget names it: a page's opening
         section is named by the page's title, and a book without modules starts with it."""
-        names = [self.module, self.lesson, f"p. {self.page}" if self.page else "", self.section]
-        shown = [name for name in names if name]
-        return " · ".join(name for i, name in enumerate(shown) if i == 0 or name != shown[i - 1])
+        return label(self.module, self.lesson, f"p. {self.page}" if self.page else "", self.section)
+
+
+def label(*names: str) -> str:
+    """The names joined "A · B · C", without empty ones or one that repeats the one before it."""
+    shown = [name for name in names if name]
+    return " · ".join(name for i, name in enumerate(shown) if i == 0 or name != shown[i - 1])
 
 
 class CitationStream:

@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 
 from backend.cli import app as cli
 from backend.config import Settings
-from backend.questionnaires import NOT_FOUND_TEXT, new_questionnaire
+from backend.questionnaires import NOT_FOUND_TEXT, export_csv, new_questionnaire
 from backend.store import open_store
+from backend.store.models import Citation, GeneratedAnswer, QuestionnaireRow, RowStatus
 from tests.support.books import app_client, copy_data_dir
 
 TOKEN = "questionnaire-token"
@@ -199,3 +200,13 @@ def test_batch_from_the_command_line(motors_template: Path, tmp_path: Path) -> N
     missing = CliRunner().invoke(cli, ["batch", str(source), "--column", "Nope", "--out", str(tmp_path / "x.csv"),
                                        "--book", "motors", "--data-dir", str(data)])
     assert missing.exit_code == 1 and "no column 'Nope'" in missing.output
+
+
+def test_an_exported_citation_names_its_lesson_and_section_without_empty_parts() -> None:
+    """A page's opening passage has no section: its citation is the lesson alone."""
+    cited = [Citation(module="Motors", lesson="Servo Motors", section="", url="/docs/servos"),
+             Citation(module="Motors", lesson="Servo Motors", section="Feedback", url="/docs/servos#feedback")]
+    row = QuestionnaireRow(position=1, cells=["Is it closed-loop?"], question="Is it closed-loop?",
+                           generated=GeneratedAnswer(answer="Yes.", status=RowStatus.FOUND, citations=cited))
+    exported = next(csv.DictReader(io.StringIO(export_csv(["Question"], [row], "generated"))))
+    assert exported["Citations"] == "Servo Motors </docs/servos> | Servo Motors · Feedback </docs/servos#feedback>"
