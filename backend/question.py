@@ -83,7 +83,7 @@ class Question(BaseModel):
 
     @cached_property
     def asked(self) -> "Asked":
-        """What it asks, told from what the reader narrates and pastes: made once, read by all."""
+        """What it asks, told from the scene the reader sets: made once, read by all."""
         return analysed(self.text, self.history)
 
 
@@ -168,10 +168,10 @@ def standalone_query(question: str | Query, history: Sequence[Turn]) -> Query:
 
 @dataclass(frozen=True)
 class Asked:
-    """What a reader asks, told once from what they narrate and paste (`Question.asked`), then
-    read by the answer model, the grounding and the judge."""
+    """What a reader asks, told once from the scene their statements set (`Question.asked`),
+    then read by the answer model, the grounding and the judge."""
 
-    ask: str  # what is asked, in the reader's own words ("" when they only pasted something)
+    ask: str  # what is asked: the question after the statements that set the scene
     scenes: tuple[str, ...]  # what their statements set ("Our robot runs Kubernetes."), a clause each
     relates: bool  # the ask is how topics relate ("How do X and Y work together?")
     query: Query  # the whole question as searched: with the earlier question it leans on
