@@ -114,13 +114,14 @@ class HtmlPage:
     site_name: str = ""  # the site's name, as its `<title>` gives it after the page's
 
 
-def read_page(html: str) -> HtmlPage | None:
+def read_page(html: str, name: str = "") -> HtmlPage | None:
     """The page's own content, or None for a page that is not content (one that asks not to be
-    indexed, a "not found" page, a listing of other pages, one with almost no prose)."""
-    return read_tree(LexborHTMLParser(html))
+    indexed, a "not found" page, a listing of other pages, one with almost no prose). `name`:
+    the page's file name, so that links to the page itself are told from links away."""
+    return read_tree(LexborHTMLParser(html), name)
 
 
-def read_tree(tree: LexborHTMLParser) -> HtmlPage | None:
+def read_tree(tree: LexborHTMLParser, name: str = "") -> HtmlPage | None:
     """read_page of a parsed page (which it takes apart: read what else it holds first)."""
     if tree.css_first("meta[name=robots][content*=noindex]") or _redirects(tree):
         return None
@@ -130,7 +131,7 @@ def read_tree(tree: LexborHTMLParser) -> HtmlPage | None:
     page_name, site_name = _title_parts(tree)
     _remove([h1 for h1 in content.css("h1") if _says_site_name(h1, site_name)])
     title = _title(content, page_name)
-    if _NOT_FOUND.fullmatch(title) or _is_listing(content):
+    if _NOT_FOUND.fullmatch(title) or _is_listing(content, name):
         return None
     if _prose_words(content) < max(MIN_PROSE_WORDS, MIN_PROSE_SHARE * len(content.text(separator=" ").split())):
         return None
@@ -449,17 +450,19 @@ def _mostly_links(node: LexborNode) -> bool:
     return linked * 2 >= len(_squash(node.text()))
 
 
-def _is_listing(content: LexborNode) -> bool:
-    """A page whose every section title links to another page: tags, categories, blog lists."""
+def _is_listing(content: LexborNode, name: str) -> bool:
+    """A page whose every section title links to another page: tags, categories, blog lists.
+    (Some generators link each title to the page itself, as Exim's xfpt does: not a listing.)"""
     headings = content.css("h2, h3, h4, h5, h6")
-    return bool(headings) and all(_links_away(heading) for heading in headings)
+    return bool(headings) and all(_links_away(heading, name) for heading in headings)
 
 
-def _links_away(heading: LexborNode) -> bool:
+def _links_away(heading: LexborNode, name: str) -> bool:
     links = [_ancestor(heading, "a")] + heading.css("a")
+    hrefs = [(link.attributes.get("href") or "#") for link in links if link is not None]
     return any(
-        link is not None and not (link.attributes.get("href") or "#").startswith("#")
-        for link in links
+        not href.startswith("#") and (not name or href.split("#")[0].split("?")[0].rsplit("/", 1)[-1] != name)
+        for href in hrefs
     )
 
 

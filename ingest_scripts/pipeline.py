@@ -317,7 +317,7 @@ def plan_site(root: Path, book: str, base_url: str, layout: BuiltSite) -> BookPl
         rel = path.relative_to(root).as_posix()
         tree = LexborHTMLParser(_read(path, rel))
         following[rel] = next_page(tree, rel)  # before read_tree takes its navigation out
-        page = read_tree(tree)
+        page = read_tree(tree, path.name)
         # A copy of a page already read, or a stub that only its heading tells from others
         # ("The 2018 edition of the book is no longer distributed …" under each chapter's title).
         text = tuple(block.text for block in page.blocks if block.kind != "heading") if page else ()

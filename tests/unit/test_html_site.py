@@ -622,6 +622,13 @@ def test_pages_that_are_not_content_are_skipped(html: str) -> None:
     assert read_page(html) is None
 
 
+def test_a_page_whose_titles_link_to_itself_is_content() -> None:
+    """xfpt (Exim's specification) links each chapter's title to the chapter's own page."""
+    chapter = page(f"<h2><a href='ch-events.html'>Chapter 61 - Events</a></h2><p>{PROSE}</p>")
+    assert read_page(chapter, "ch-events.html") is not None
+    assert read_page(chapter, "ch-other.html") is None  # as a listing of another page
+
+
 def test_a_page_that_only_reloads_itself_is_content() -> None:
     reloading = page(f"<main><h1>Build Status</h1><p>{PROSE}</p></main>", '<meta http-equiv="refresh" content="300">')
     assert read_page(reloading) is not None
