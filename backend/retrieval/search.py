@@ -52,7 +52,6 @@ CANDIDATES = 40
 RRF_K = 60
 KIND_PRIOR = {"lesson": 1.0, "index": 0.9, "quiz": 0.85, "summary": 0.8}
 DUPLICATE_OVERLAP = 0.7
-HEADING_WEIGHT = 0.2  # a section whose heading the question names ranks higher (as in BM25F)
 SECTION_HITS = 3  # best passages read with the rest of their section
 EVIDENCE_PASSAGES = 11  # passages whose sentences are weighed as evidence
 EVIDENCE_WINDOWS = 6  # best windows kept as evidence (and offered as key sentences)
@@ -139,10 +138,6 @@ class BookCorpus:
         if heading is None:
             heading = self._heading_terms[chunk.heading] = frozenset(lexical.terms(chunk.heading, compounds=False))
         return heading
-
-    def heading_match(self, chunk: Chunk, query_terms: frozenset[str]) -> float:
-        """IDF-weighted share of the chunk's heading words that the query uses."""
-        return lexical.weighted_share(self._terms_of_heading(chunk), query_terms, self.idf)
 
     def heading_asks(self, chunk: Chunk, question_terms: frozenset[str]) -> bool:
         """Whether the chunk's heading is a question ("Why isn't my component re-rendering?")
@@ -339,10 +334,10 @@ class Retriever:
                 if cid in corpus.row:  # else the alias moved since the corpus was read
                     chunks[cid] = corpus.chunks[corpus.row[cid]]
                     fused[cid] = fused.get(cid, 0.0) + 1 / (RRF_K + rank + 1)
-        query_terms = frozenset(lexical.terms(query.whole, compounds=False))
+        # No boost for a heading that names the question's words: on all but one of 18 books it
+        # put a gold passage first less often (docs/evaluation.md, "The search's fusion").
         for cid, chunk in chunks.items():
-            boost = 1 + HEADING_WEIGHT * corpus.heading_match(chunk, query_terms)
-            fused[cid] *= KIND_PRIOR[chunk.kind] * boost
+            fused[cid] *= KIND_PRIOR[chunk.kind]
         ranked = sorted(fused, key=fused.__getitem__, reverse=True)
         hits = self._drop_near_duplicates(corpus, ranked, chunks, fused, k)
         # A search limited to a lesson or a module has its page chosen for it.

@@ -555,7 +555,10 @@ def rank_windows(
     given: Mapping[str, frozenset[str]] | None = None,
 ) -> list[Window]:
     """The `limit` windows that contain most of the query's (IDF-weighted) terms, counting the
-    terms `given` by their passage (by chunk id) as contained."""
+    terms `given` by their passage (by chunk id) as contained, then the best window of each
+    passage none of those is from: when many windows hold every word of a short question ("What
+    does IMU stand for?"), ties would otherwise leave out the later passages, and the one that
+    spells the answer out with them."""
     weights = lexical.Weights(query_terms, idf)
     if weights.total <= 0:
         return []
@@ -573,7 +576,13 @@ def rank_windows(
         windows.append(Window(first.chunk_id, members, weights.share(present)))
     # Of two windows with the same words, the one that opens with them goes on to explain.
     windows.sort(key=lambda w: (w.lexical, weights.share(w.sentences[0].terms)), reverse=True)
-    return windows[:limit]
+    kept = windows[:limit]
+    offered = {w.chunk_id for w in kept}
+    for window in windows[limit:]:
+        if window.chunk_id not in offered:
+            offered.add(window.chunk_id)
+            kept.append(window)
+    return kept
 
 
 def _cells(row: str) -> list[str]:

@@ -97,6 +97,17 @@ def test_windows_do_not_mix_prose_and_code() -> None:
     assert windows[0].text == "The planner then checks each footstep."
 
 
+def test_every_passage_offers_its_best_window_beyond_the_limit() -> None:
+    """Many windows of the first passage hold the question's one word: the second passage, which
+    spells the acronym out, still offers its best window."""
+    first = split_sentences("a", " ".join(f"The IMU reading number {n} drifts." for n in range(8)))
+    second = split_sentences("b", "An IMU (Inertial Measurement Unit) measures motion. It has no camera.")
+    windows = rank_windows(lexical.terms("What does IMU stand for?"), first + second, lambda _: 1.0, 4)
+    assert [w.chunk_id for w in windows[:4]] == ["a"] * 4
+    assert [w.chunk_id for w in windows[4:]] == ["b"]
+    assert windows[4].text.startswith("An IMU (Inertial Measurement Unit)")
+
+
 def test_evidence_keeps_windows_that_share_no_sentence_or_repeated_line() -> None:
     sentences = split_sentences("c1", PASSAGE)
     windows = rank_windows(lexical.terms("robot radius leg swing"), sentences, lambda _: 1.0, 20)
