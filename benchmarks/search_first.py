@@ -1,0 +1,65 @@
+"""How often Lectern's search puts a gold passage first, beside the plain retriever's gold-first rate.
+
+    python benchmarks/search_first.py SETS.tsv --data-dir DATA [--json]
+
+SETS.tsv: one line per question set, `name<TAB>questions.jsonl<TAB>book` (eval/train_judge.py's
+format; more columns are ignored), each book ingested under that id into DATA. For every question
+that should cite, the search is made as the offline model makes its first one (the question's
+search query; with a selection, the question and the selected text) and its first passage hits
+when it is of a gold file and, for a PDF, starts on a gold page. This is what `/search`, MCP and
+the widget's suggested lessons show first; the answer's first citation is `lectern eval`'s.
+"""
+
+import argparse
+import json
+import os
+from pathlib import Path
+from statistics import mean
+
+from backend.config import Settings
+from backend.engine import Library
+from backend.evaluation import CITING_KINDS, load_questions
+from backend.question import Question
+from backend.retrieval.query import Query
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("sets", type=Path)
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    os.environ["LECTERN_DATA_DIR"] = str(args.data_dir)
+    library = Library(Settings())
+    rates: dict[str, float] = {}
+    try:
+        for line in args.sets.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            name, questions, book = line.split("\t")[:3]
+            retriever = library.engine(book).retriever
+            hits = []
+            for q in load_questions(Path(questions)):
+                if q.kind not in CITING_KINDS:
+                    continue
+                asked = Question(text=q.question, selected_text=q.selected_text, history=q.history)
+                query = Query(f"{q.question} {q.selected_text}") if q.selected_text else asked.asked.query
+                found = retriever.search(query).hits
+                first = found[0].chunk if found else None
+                hits.append(first is not None and any(
+                    g.file == first.source_path.split("#", 1)[0] and g.page in (None, first.first_page)
+                    for g in q.gold
+                ))
+            rates[name] = round(mean(hits), 3) if hits else 0.0
+    finally:
+        library.close()
+    rates["mean"] = round(mean(rates.values()), 3) if rates else 0.0
+    if args.json:
+        print(json.dumps(rates, indent=2))
+    else:
+        for name, rate in rates.items():
+            print(f"{name:24} {rate:.3f}")
+
+
+if __name__ == "__main__":
+    main()
