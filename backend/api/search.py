@@ -94,7 +94,8 @@ async def find_passages(library: Library, book: str | None, query: str, limit: i
         return near or bool(asked) and asked <= corpus.terms_of(chunk_id)
 
     results = []
-    for hit in found.hits:
+    # Best first: the search puts the rest of a best passage's section right after it.
+    for hit in sorted(found.hits, key=lambda hit: -hit.score):
         chunk = hit.chunk
         if not matches(chunk.id):
             continue
@@ -104,6 +105,8 @@ async def find_passages(library: Library, book: str | None, query: str, limit: i
             module=chunk.module, lesson=chunk.lesson, section=chunk.section, url=url, page=page,
             excerpt=shown, highlights=highlights(shown, asked), score=round(hit.score, 4),
         ))
+        if len(results) == limit:
+            break
     return results
 
 

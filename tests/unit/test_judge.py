@@ -58,3 +58,12 @@ def test_a_judged_answer_is_declined_below_the_found_level_and_high_only_above_i
     assert status(-1.0) == ("not_found", "not_found")
     assert status(1.0) == ("found", "needs_review")
     assert status(3.0) == ("found", "high")
+
+
+def test_a_question_about_something_the_book_never_mentions_is_declined_however_likely() -> None:
+    features = _features(support_above=3.0, unmentioned=1.0)
+    made = Judgment(features=features, answers=0.99, right=0.99)
+    assessed = assess(made, citations=2, model_declined=False, found_at=0.5, high_at=0.9)
+    assert (assessed.status, assessed.confidence) == ("not_found", "not_found")
+    made.features["unmentioned"] = 0.0
+    assert assess(made, citations=2, model_declined=False, found_at=0.5, high_at=0.9).status == "found"
