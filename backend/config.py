@@ -19,6 +19,10 @@ class Settings(BaseSettings):
     cohere_base_url: str | None = Field(None, alias="COHERE_BASE_URL")
     gemini_base_url: str | None = Field(None, alias="GEMINI_BASE_URL")
 
+    # Cohere Rerank orders the search's candidate windows: `auto` uses it when COHERE_API_KEY is set.
+    rerank: Literal["auto", "cohere", "none"] = Field("auto", alias="LECTERN_RERANK")
+    rerank_model: str | None = Field(None, alias="LECTERN_RERANK_MODEL")
+
     model: Literal["offline", "gemini", "openai", "openai-compatible"] = Field(
         "offline", alias="LECTERN_MODEL"
     )

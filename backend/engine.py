@@ -13,6 +13,7 @@ from backend.grounding.judge import PACKAGED, Judge
 from backend.retrieval import lexical
 from backend.retrieval.embeddings import Embedder, LocalEmbedder, make_embedder
 from backend.retrieval.index import BookIndex, BookNotIngested, IndexUnavailable, open_client
+from backend.retrieval.rerank import make_reranker
 from backend.retrieval.search import BookCorpus, RetrievalMode, Retriever
 
 log = logging.getLogger("lectern.engine")
@@ -30,6 +31,7 @@ class Library:
         self.settings = settings
         self._client: QdrantClient | None = open_client(settings, check) if check else None
         self.embedder = make_embedder(settings)
+        self.reranker = make_reranker(settings)
         self.models = ModelFactory(settings)
         self._engines: dict[tuple[str, str], AnswerEngine] = {}
         self.judge = Judge.load(settings.judge or PACKAGED)
@@ -59,7 +61,7 @@ class Library:
             if metadata.get("embedder") and metadata["embedder"] != embedder.name:
                 log.warning("book %r was embedded with %s and is asked with %s: run `lectern ingest` "
                             "again for the best matches", key[0], metadata["embedder"], embedder.name)
-            retriever = Retriever(index, embedder, mode)
+            retriever = Retriever(index, embedder, mode, self.reranker)
             self._engines[key] = AnswerEngine(retriever, self.models, self.settings.top_k, self.judge)
         return self._engines[key]
 

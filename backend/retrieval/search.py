@@ -33,6 +33,7 @@ from backend.retrieval.embeddings import Embedder
 from backend.retrieval.index import BookIndex, ScoredChunk
 from backend.retrieval.models import Chunk, Page
 from backend.retrieval.query import Query
+from backend.retrieval.rerank import CohereReranker
 from backend.retrieval.sentences import (
     ANSWER_TYPE_BONUS,
     CANNOT_ANSWER,
@@ -269,10 +270,17 @@ class BookCorpus:
 
 
 class Retriever:
-    def __init__(self, index: BookIndex, embedder: Embedder, mode: RetrievalMode = "hybrid"):
+    def __init__(
+        self,
+        index: BookIndex,
+        embedder: Embedder,
+        mode: RetrievalMode = "hybrid",
+        reranker: CohereReranker | None = None,
+    ):
         self.index = index
         self.embedder = embedder
         self.mode = mode
+        self.reranker = reranker
         self._corpus: BookCorpus | None = None
         self._calibration: tuple[str, Calibration] | None = None
         self._lock = threading.Lock()
@@ -300,7 +308,8 @@ class Retriever:
     def probe(self, question: str) -> tuple[float, float, bool]:
         """How near the book comes to `question` (its best passage's semantic score), the
         support the book gives it, and whether the search found one page."""
-        evidence = self.search(question).evidence
+        # The order of the windows does not change these: a probe is not reranked.
+        evidence = self._search(Query(question), 6, None, None, rerank=False).evidence
         return evidence.topical, evidence.support, evidence.one_page
 
     def search(
@@ -315,7 +324,7 @@ class Retriever:
             return self._search(query if isinstance(query, Query) else Query(query), k, module, lesson)
 
     def _search(
-        self, query: Query, k: int, module: str | None, lesson: str | None
+        self, query: Query, k: int, module: str | None, lesson: str | None, rerank: bool = True
     ) -> SearchResult:
         corpus = self.corpus
         scope = self._scope(corpus, module, lesson)
@@ -351,7 +360,7 @@ class Retriever:
             if leader and all(h.chunk.id != leader for h in hits):
                 hits.append(ScoredChunk(chunks[leader], fused[leader]))
         hits = _with_section_neighbours(corpus, hits)
-        return SearchResult(hits, self._evidence(corpus, query, cosines, hits, page))
+        return SearchResult(hits, self._evidence(corpus, query, cosines, hits, page, rerank))
 
     @staticmethod
     def _scope(corpus: BookCorpus, module: str | None, lesson: str | None) -> dict[str, str]:
@@ -385,8 +394,10 @@ class Retriever:
         cosines: np.ndarray,
         hits: list[ScoredChunk],
         page: str | None,
+        rerank: bool = True,
     ) -> Evidence:
-        """`page`: the page all of the search's best passages come from, if they do."""
+        """`page`: the page all of the search's best passages come from, if they do; `rerank`:
+        whether the reranker, if there is one, orders the windows."""
         sentences = [
             s for hit in hits[:EVIDENCE_PASSAGES] for s in split_sentences(hit.chunk.id, hit.chunk.text)
         ]
@@ -423,6 +434,11 @@ class Retriever:
             + SEARCH_RANK_PRIOR * (1 - rank[w.chunk_id] / len(hits)),
             reverse=True,
         )
+        if rerank and self.reranker is not None:
+            relevance = self.reranker.scores(query.whole, [window.text for window in windows])
+            if relevance is not None:  # else Cohere failed: the order above stands
+                order = sorted(range(len(windows)), key=lambda i: -relevance[i])
+                windows = [windows[i] for i in order]
         best, support = max(((w, w.evidence(question)) for w in windows), key=lambda pair: pair[1])
         measured = max(w.support for w in windows)  # before any window is found unable to answer
         if states_without_way(question, own, windows):

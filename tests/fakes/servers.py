@@ -92,6 +92,7 @@ class FakeServer:
 
 class FakeCohere(Behaviour):
     api_key = "test-cohere-key"
+    preferred: str | None = None  # rerank: a document holding this is the most relevant
 
     def app(self) -> Starlette:
         async def embed(request: Request) -> Response:
@@ -107,7 +108,28 @@ class FakeCohere(Behaviour):
                 "embeddings": {"float": vectors}, "meta": {"api_version": {"version": "2"}},
             })
 
-        return Starlette(routes=[Route("/v2/embed", embed, methods=["POST"])])
+        async def rerank(request: Request) -> Response:
+            """Relevance: 1 for a document holding `preferred`, else the share of the query's
+            words it holds; results best first, as Cohere's."""
+            if request.headers.get("authorization") != f"Bearer {self.api_key}":
+                return JSONResponse({"message": "invalid api token"}, status_code=401)
+            body = await request.json()
+            self.requests.append({"path": "/v2/rerank", **body})
+            if failure := await self.interfere():
+                return failure
+            asked = set(body["query"].lower().split())
+
+            def relevance(document: str) -> float:
+                if self.preferred and self.preferred in document:
+                    return 1.0
+                return len(asked & set(document.lower().split())) / max(len(asked), 1)
+
+            ranked = sorted(enumerate(body["documents"]), key=lambda item: -relevance(item[1]))
+            results = [{"index": i, "relevance_score": relevance(d)} for i, d in ranked[: body.get("top_n")]]
+            return JSONResponse({"id": "fake", "results": results, "meta": {"api_version": {"version": "2"}}})
+
+        return Starlette(routes=[Route("/v2/embed", embed, methods=["POST"]),
+                                 Route("/v2/rerank", rerank, methods=["POST"])])
 
 
 # --- Gemini ------------------------------------------------------------------------------------
