@@ -18,9 +18,26 @@ from statistics import mean
 
 from backend.config import Settings
 from backend.engine import Library
-from backend.evaluation import CITING_KINDS, load_questions
+from backend.evaluation import CITING_KINDS, EvalQuestion, load_questions
 from backend.question import Question
 from backend.retrieval.query import Query
+from backend.retrieval.search import Retriever
+
+
+def first_hit_rate(retriever: Retriever, questions: list[EvalQuestion]) -> float:
+    """The share of the questions that should cite whose search puts a gold passage first."""
+    hits = []
+    for q in questions:
+        if q.kind not in CITING_KINDS:
+            continue
+        asked = Question(text=q.question, selected_text=q.selected_text, history=q.history)
+        query = Query(f"{q.question} {q.selected_text}") if q.selected_text else asked.asked.query
+        found = retriever.search(query).hits
+        first = found[0].chunk if found else None
+        hits.append(first is not None and any(
+            g.file == first.source_path.split("#", 1)[0] and g.page in (None, first.first_page) for g in q.gold
+        ))
+    return round(mean(hits), 3) if hits else 0.0
 
 
 def main() -> None:
@@ -34,23 +51,9 @@ def main() -> None:
     rates: dict[str, float] = {}
     try:
         for line in args.sets.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            name, questions, book = line.split("\t")[:3]
-            retriever = library.engine(book).retriever
-            hits = []
-            for q in load_questions(Path(questions)):
-                if q.kind not in CITING_KINDS:
-                    continue
-                asked = Question(text=q.question, selected_text=q.selected_text, history=q.history)
-                query = Query(f"{q.question} {q.selected_text}") if q.selected_text else asked.asked.query
-                found = retriever.search(query).hits
-                first = found[0].chunk if found else None
-                hits.append(first is not None and any(
-                    g.file == first.source_path.split("#", 1)[0] and g.page in (None, first.first_page)
-                    for g in q.gold
-                ))
-            rates[name] = round(mean(hits), 3) if hits else 0.0
+            if line.strip():
+                name, questions, book = line.split("\t")[:3]
+                rates[name] = first_hit_rate(library.engine(book).retriever, load_questions(Path(questions)))
     finally:
         library.close()
     rates["mean"] = round(mean(rates.values()), 3) if rates else 0.0
