@@ -18,7 +18,7 @@ from statistics import mean
 
 from backend.config import Settings
 from backend.engine import Library
-from backend.evaluation import CITING_KINDS, EvalQuestion, load_questions
+from backend.evaluation import CITING_KINDS, CitedSource, EvalQuestion, hits, load_questions
 from backend.question import Question
 from backend.retrieval.query import Query
 from backend.retrieval.search import Retriever
@@ -26,18 +26,21 @@ from backend.retrieval.search import Retriever
 
 def first_hit_rate(retriever: Retriever, questions: list[EvalQuestion]) -> float:
     """The share of the questions that should cite whose search puts a gold passage first."""
-    hits = []
+    first_hits: list[bool] = []
     for q in questions:
         if q.kind not in CITING_KINDS:
             continue
         asked = Question(text=q.question, selected_text=q.selected_text, history=q.history)
         query = Query(f"{q.question} {q.selected_text}") if q.selected_text else asked.asked.query
         found = retriever.search(query).hits
-        first = found[0].chunk if found else None
-        hits.append(first is not None and any(
-            g.file == first.source_path.split("#", 1)[0] and g.page in (None, first.first_page) for g in q.gold
-        ))
-    return round(mean(hits), 3) if hits else 0.0
+        if not found:
+            first_hits.append(False)
+            continue
+        first = found[0].chunk
+        cited = CitedSource(source_path=first.source_path, heading=first.heading, url=first.url,
+                            module=first.module, lesson=first.lesson, page=first.first_page)
+        first_hits.append(any(hits(g, cited) for g in q.gold))
+    return round(mean(first_hits), 3) if first_hits else 0.0
 
 
 def main() -> None:

@@ -461,7 +461,7 @@ def _links_away(heading: LexborNode, name: str) -> bool:
     links = [_ancestor(heading, "a")] + heading.css("a")
     hrefs = [(link.attributes.get("href") or "#") for link in links if link is not None]
     return any(
-        not href.startswith("#") and (not name or href.split("#")[0].split("?")[0].rsplit("/", 1)[-1] != name)
+        not href.startswith("#") and (not name or posixpath.basename(urlsplit(href).path) != name)
         for href in hrefs
     )
 

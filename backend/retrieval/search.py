@@ -309,7 +309,7 @@ class Retriever:
         """How near the book comes to `question` (its best passage's semantic score), the
         support the book gives it, and whether the search found one page."""
         # The order of the windows does not change these: a probe is not reranked.
-        evidence = self._search(Query(question), 6, None, None, rerank=False).evidence
+        evidence = self.search(question, rerank=False).evidence
         return evidence.topical, evidence.support, evidence.one_page
 
     def search(
@@ -319,12 +319,14 @@ class Retriever:
         *,
         module: str | None = None,
         lesson: str | None = None,
+        rerank: bool = True,
     ) -> SearchResult:
+        """`rerank`: whether the reranker, if there is one, orders the windows."""
         with RETRIEVAL_LATENCY.time():
-            return self._search(query if isinstance(query, Query) else Query(query), k, module, lesson)
+            return self._search(query if isinstance(query, Query) else Query(query), k, module, lesson, rerank)
 
     def _search(
-        self, query: Query, k: int, module: str | None, lesson: str | None, rerank: bool = True
+        self, query: Query, k: int, module: str | None, lesson: str | None, rerank: bool
     ) -> SearchResult:
         corpus = self.corpus
         scope = self._scope(corpus, module, lesson)
@@ -344,7 +346,7 @@ class Retriever:
                     chunks[cid] = corpus.chunks[corpus.row[cid]]
                     fused[cid] = fused.get(cid, 0.0) + 1 / (RRF_K + rank + 1)
         # No boost for a heading that names the question's words: on all but one of 18 books it
-        # put a gold passage first less often (docs/evaluation.md, "The search's fusion").
+        # put a gold passage first less often (docs/evaluation.md, "Why the heading boost went").
         for cid, chunk in chunks.items():
             fused[cid] *= KIND_PRIOR[chunk.kind]
         ranked = sorted(fused, key=fused.__getitem__, reverse=True)
@@ -394,10 +396,9 @@ class Retriever:
         cosines: np.ndarray,
         hits: list[ScoredChunk],
         page: str | None,
-        rerank: bool = True,
+        rerank: bool,
     ) -> Evidence:
-        """`page`: the page all of the search's best passages come from, if they do; `rerank`:
-        whether the reranker, if there is one, orders the windows."""
+        """`page`: the page all of the search's best passages come from, if they do."""
         sentences = [
             s for hit in hits[:EVIDENCE_PASSAGES] for s in split_sentences(hit.chunk.id, hit.chunk.text)
         ]
