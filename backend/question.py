@@ -61,10 +61,12 @@ _SPACE_BEFORE_PUNCTUATION = re.compile(r"(?<=\w) (?=[?!.,;:](?:\s|$))")  # where
 
 def readable(text: str) -> str:
     """What a reader's text says with HTML markup (and entities) and invisible format characters
-    (zero-width spaces and joiners, soft hyphens, byte-order marks) taken out."""
+    (zero-width spaces and joiners, soft hyphens, byte-order marks) taken out, and its spacing
+    made plain. Its lines stay: where a pasted traceback ends and the question begins is a line's end."""
     text = html.unescape(_MARKUP.sub(" ", _CODE_ELEMENT.sub(" ", text)))
     text = "".join(char for char in text if unicodedata.category(char) != "Cf")
-    return _SPACE_BEFORE_PUNCTUATION.sub("", " ".join(text.split()))
+    lines = (_SPACE_BEFORE_PUNCTUATION.sub("", " ".join(line.split())) for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
 
 
 class Question(BaseModel):
@@ -166,6 +168,19 @@ def standalone_query(question: str | Query, history: Sequence[Turn]) -> Query:
     return query.leaning_on(" ".join(context))
 
 
+# A block the reader pasted between fences, as chat and issue trackers take code, a traceback,
+# a log or a configuration ("```python" … "```"); a fence left open runs to the end.
+_FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n?(.*?)(?:^\1[ \t]*(?:\n|\Z)|\Z)", re.MULTILINE | re.DOTALL)
+
+
+def pasted_and_written(text: str) -> tuple[tuple[str, ...], str]:
+    """What the reader pasted between fences, each block, and the rest: what they wrote. Text
+    that is all pasted is what they wrote."""
+    pasted = tuple(block.strip() for block in (m.group(2) for m in _FENCED.finditer(text)) if block.strip())
+    written = "\n".join(line for line in _FENCED.sub("", text).splitlines() if line.strip())
+    return (pasted, written) if written else ((), "\n".join(pasted) or text)
+
+
 @dataclass(frozen=True)
 class Asked:
     """What a reader asks, told once from the scene their statements set (`Question.asked`),
@@ -173,23 +188,29 @@ class Asked:
 
     ask: str  # what is asked: the question after the statements that set the scene
     scenes: tuple[str, ...]  # what their statements set ("Our robot runs Kubernetes."), a clause each
+    pasted: tuple[str, ...]  # what they pasted between fences: code, error output, a log, a configuration
     relates: bool  # the ask is how topics relate ("How do X and Y work together?")
     query: Query  # the whole question as searched: with the earlier question it leans on
     parts: dict[str, Query]  # each part of a question that asks several things → its search query
 
 
 def analysed(text: str, history: Sequence[Turn] = ()) -> Asked:
-    """The question's ask, scenes and parts. In "…, and what goes wrong if you set it too
-    high?", "it" is the first part's subject."""
-    statements, ask = scene_and_question(text)
-    scenes = tuple(piece.strip(" .") for statement in statements for piece in _clauses_of(statement))
+    """The question's ask, scenes, what was pasted and its parts. In "…, and what goes wrong if
+    you set it too high?", "it" is the first part's subject. What was pasted is searched with
+    the question but neither says what it asks nor makes a part of its own."""
+    pasted, written = pasted_and_written(text)
+    statements, ask = scene_and_question(written)
+    scenes = tuple(
+        scene for statement in statements for piece in _clauses_of(statement) if (scene := piece.strip(" ."))
+    )
     relates = bool(_RELATION.search(ask))
     parts = _parts(ask, scenes, relates)
     queries = {}
     for i, part in enumerate(parts):
         query = Query(part).leaning_on(parts[0]) if i and refers_back(part) else Query(part)
         queries[part] = standalone_query(query, history)
-    return Asked(ask, scenes, relates, standalone_query(text, history), queries)
+    whole = standalone_query(Query(written, pasted=pasted), history)
+    return Asked(ask, scenes, pasted, relates, whole, queries)
 
 
 def _parts(ask: str, scenes: tuple[str, ...], relates: bool) -> list[str]:

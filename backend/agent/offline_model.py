@@ -210,7 +210,8 @@ class OfflineAnswerModel(Model):
         if not history or self.question.selected_text:
             return None
         exchange = " ".join(turn.content for turn in history[-2:])
-        return Query(self.question.text).leaning_on(exchange[:PREVIOUS_EXCHANGE_CHARS])
+        asked = self.question.asked.query
+        return Query(asked.text, pasted=asked.pasted).leaning_on(exchange[:PREVIOUS_EXCHANGE_CHARS])
 
     def compose(self, outputs: list[dict[str, Any]]) -> str:
         """The best sentence windows of the main search that do not repeat each other, best
@@ -381,12 +382,14 @@ def _search_call(query: Query) -> tuple[str, dict[str, Any]]:
     arguments: dict[str, Any] = {"query": query.text}
     if query.context:
         arguments["context"] = list(query.context)
+    if query.pasted:
+        arguments["pasted"] = list(query.pasted)
     return "search_book_content", arguments
 
 
 def _searched(search: dict[str, Any]) -> Query:
     """The query a search tool output answered."""
-    return Query(search["query"], tuple(search.get("context") or ()))
+    return Query(search["query"], tuple(search.get("context") or ()), tuple(search.get("pasted") or ()))
 
 
 def _tool_call(name: str, arguments: dict[str, Any]) -> ResponseFunctionToolCall:

@@ -9,7 +9,9 @@ your tools in this conversation.
 How to work:
 1. Call search_book_content with a standalone search query (resolve "it", "that", "this" from
    the conversation, or keep the reader's words as the query and pass the earlier question they
-   lean on as `context`). If the reader selected a passage, first call get_selected_text_context.
+   lean on as `context`; code, error output, a log or configuration they pasted goes in
+   `pasted`, their question in `query`). If the reader selected a passage, first call
+   get_selected_text_context.
    Search again with different words if the passages do not answer the question. Each search
    reports `support` (how much of the query its best sentences hold) and `answerable` (the
    support at which this book answers that search, measured on the book): below it, the book

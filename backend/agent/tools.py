@@ -34,6 +34,7 @@ async def search_book_content(
     ctx: RunContextWrapper[RunState],
     query: str,
     context: list[str] | None = None,
+    pasted: list[str] | None = None,
     module: str | None = None,
     lesson: str | None = None,
 ) -> str:
@@ -43,11 +44,13 @@ async def search_book_content(
         query: What to look for, as a complete question or phrase (pronouns resolved).
         context: Optional earlier questions the query leans on (for a follow-up such as
             "What is its range?", the question it follows: "What is a ToF camera?").
+        pasted: Optional code, error output, log or configuration the reader pasted with
+            the question, as they pasted it: it helps find passages, the query says what to quote.
         module: Optional module title to search within.
         lesson: Optional lesson id, source path or URL to search within.
     """
     state = ctx.context
-    searched = Query(query, tuple(context or ()))
+    searched = Query(query, tuple(context or ()), tuple(pasted or ()))
     result = await asyncio.to_thread(
         state.retriever.search, searched, state.top_k, module=module, lesson=lesson
     )
@@ -65,7 +68,7 @@ async def search_book_content(
             # only roughly, so a window near the search's support is worth quoting too. The
             # sentences come best first for the reader's own words (a follow-up's earlier words
             # count here, not in their order), so a later one may show more.
-            "support": round(w.answer_fit(searched.whole), 4),
+            "support": round(w.answer_fit(searched.asked), 4),
         }
         for w in result.evidence.windows[:KEY_SENTENCES]
         if w.chunk_id in by_id
@@ -74,6 +77,7 @@ async def search_book_content(
         {
             "query": query,
             "context": list(searched.context),
+            "pasted": list(searched.pasted),
             "support": round(result.evidence.support, 4),
             # the support at which this book answers this search (measured on it at ingest;
             # lower when the best passages are all on one page), rounded as support is so that

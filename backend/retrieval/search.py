@@ -423,7 +423,7 @@ class Retriever:
         topical = float(semantic.max())
         kind = {hit.chunk.id: hit.chunk.kind for hit in hits}
         # A lesson says it in full; a summary or overview restates it: quote the lesson.
-        question = query.whole
+        question = query.asked  # what was pasted (code, a log) does not say what kind of answer is asked for
         rank = {hit.chunk.id: i for i, hit in enumerate(hits)}
         # A section whose heading asks the reader's question (a FAQ's) is the answer to it: the
         # reader's own words, not the earlier question a follow-up leans on (already answered).
@@ -448,8 +448,8 @@ class Retriever:
         # A question about a name the book never uses ("What MPPI parameters …?") is not answered
         # by it, however close its other words come (its related lessons are still suggested).
         # A name in a statement that sets the scene ("Our docstrings carry Sphinx fields. How
-        # do I …?") is the reader's setting, not what they ask about.
-        if unmentioned := corpus.unmentioned(Query(scene_and_question(query.text)[1], query.context).whole):
+        # do I …?") or in what they pasted is the reader's setting, not what they ask about.
+        if unmentioned := corpus.unmentioned(Query(scene_and_question(query.text)[1], query.context).asked):
             support = CANNOT_ANSWER
         read = {hit.chunk.id for hit in hits[:EVIDENCE_PASSAGES]}
 
@@ -461,7 +461,8 @@ class Retriever:
             repeated = len(split_sentences(following.id, following.text[: following.overlap_chars]))
             return [s for s in sentences if s.chunk_id == following.id][repeated:]
 
-        windows = _distinct(_past_the_readers_words(windows, sentences, query.text, continued))
+        written = "\n".join((query.text, *query.pasted))
+        windows = _distinct(_past_the_readers_words(windows, sentences, written, continued))
         return Evidence(support, topical, windows, unmentioned, one_page, similarity, measured)
 
 

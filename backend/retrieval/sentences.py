@@ -319,9 +319,15 @@ def states_without_way(question: str, asked: Sequence[str], windows: Sequence[Wi
 
 
 def scene_and_question(text: str) -> tuple[list[str], str]:
-    """The statements that set the scene ("Our docstrings carry Sphinx fields."), then what is asked."""
-    *statements, asked = _STATEMENT_END.split(text)
-    return statements, asked
+    """The statements that set the scene ("Our docstrings carry Sphinx fields."), then what is
+    asked. Of text in several lines, the question is on the last line that asks one (holds a
+    question mark), else on the last line; the lines around it set the scene (an error's
+    output pasted after "Why does this fail?")."""
+    lines = text.splitlines() or [text]
+    asking = max((i for i, line in enumerate(lines) if "?" in line), default=len(lines) - 1)
+    before, after = " ".join(lines[:asking]), " ".join(lines[asking + 1 :])
+    *statements, asked = _STATEMENT_END.split(lines[asking])
+    return [*(_STATEMENT_END.split(before) if before else []), *statements, *([after] if after else [])], asked
 
 
 def asks_definition(question: str) -> bool:

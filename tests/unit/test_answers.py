@@ -536,6 +536,13 @@ async def test_a_name_in_the_scene_a_reader_sets_does_not_decline_the_question(m
     assert answer.status == "found" and "1000000" in answer.text
     answer, _ = await ask(engine, "What baud rate does the servo bus use under Kubernetes?")
     assert answer.text.startswith("The book never mentions Kubernetes, so I won't guess.")
+    # Nor does a name in what the reader pasted, on the lines before the question or between fences.
+    traceback = "Traceback (most recent call last):\nKubeletError: pod evicted\n"
+    for pasted in (traceback, f"```\n{traceback}```\n"):
+        answer, _ = await ask(engine, f"{pasted}what baud rate does the servo bus use?")
+        assert answer.status == "found" and "1000000" in answer.text
+    answer, _ = await ask(engine, "```\nbaud: 9600\n```\nDoes the servo bus run under Kubernetes?")
+    assert answer.text.startswith("The book never mentions Kubernetes, so I won't guess.")
     # A question no nearer to the book than everyday ones gets its scope, whatever names it holds.
     answer, _ = await ask(engine, "Who won the World Cup in Qatar?")
     assert answer.text.startswith("That question is outside the scope of this book.")

@@ -199,3 +199,32 @@ def test_the_question_is_analysed_once() -> None:
     assert question.asked.scenes == ("I use Flask", "I deploy with Docker")
     assert question.asked.ask == "How do I add login, and how do I test the views?"
     assert list(question.asked.parts) == ["I use Flask", "How do I add login", "how do I test the views"]
+
+
+@pytest.mark.parametrize(
+    ("typed", "ask", "scenes", "pasted"),
+    [
+        # Between fences: pasted, whatever the fence's language tag, and not a scene.
+        ("```python\nyield scrapy.Request(url)\n```\nThe server acts as if I'm logged out. What's wrong?",
+         "What's wrong?", ("The server acts as if I'm logged out",), ("yield scrapy.Request(url)",)),
+        # A fence left open runs to the end; the question before it is what is asked.
+        ("Why does this fail?\n~~~\nKeyError: 'colour'", "Why does this fail?", (), ("KeyError: 'colour'",)),
+        # Lines pasted without fences set the scene; the question is the last line that asks one.
+        ("def f():\n    return 42\nf() returns 42?? where did the exception go\nZeroDivisionError",
+         "f() returns 42?? where did the exception go", ("def f(): return 42", "ZeroDivisionError"), ()),
+        # Text that is all pasted is what the reader wrote.
+        ("```\nKeyError: 'colour'\n```", "KeyError: 'colour'", (), ()),
+    ],
+)
+def test_what_a_reader_pasted_is_told_from_what_they_ask(
+    typed: str, ask: str, scenes: tuple[str, ...], pasted: tuple[str, ...]
+) -> None:
+    asked = Question(text=typed).asked
+    assert (asked.ask, asked.scenes, asked.pasted) == (ask, scenes, pasted)
+    assert asked.query.pasted == pasted
+    assert all(block not in asked.query.text for block in pasted)
+    assert all(block in asked.query.whole for block in pasted)  # searched with the question
+
+
+def test_a_question_keeps_its_lines() -> None:
+    assert Question(text="  KeyError:   'x'\n\n   why?  ").text == "KeyError: 'x'\nwhy?"
