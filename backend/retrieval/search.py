@@ -113,6 +113,9 @@ class BookCorpus:
         # big book would take more memory than its text).
         self.terms_of: Callable[[str], frozenset[str]] = lru_cache(maxsize=TERM_SETS)(self._terms_of)
         self.df = self.postings.df
+        # Terms every passage holds (the book's name and a built site's title head each): they
+        # say nothing of which passage answers, to the embedding model as to BM25 (idf ~ 0).
+        self.everywhere = frozenset(term for term, count in self.df.items() if count == len(self.chunks))
         # Every acronym the book writes out somewhere: one pass over the text at load, instead
         # of one for each question that names an acronym the book does not use.
         self.spelled_out = frozenset().union(*(initialisms(chunk.text) for chunk in self.chunks))
@@ -152,6 +155,15 @@ class BookCorpus:
             lexical.weighted_share(heading, question_terms, self.idf),
             lexical.weighted_share(question_terms, heading, self.idf),
         ) > 0.5
+
+    def distinctive(self, text: str) -> str:
+        """The text without the words every passage holds, as the embedding model reads a query:
+        "What does Lectern store about me?" in a book whose every passage is headed by its name
+        is about storing, not about Lectern. The text as it is when nothing else is left ("What
+        is Redux?" in the Redux docs)."""
+        kept = [word for word in re.findall(r"\S+", text)
+                if not (terms := lexical.terms(word, compounds=False)) or not set(terms) <= self.everywhere]
+        return " ".join(kept) if any(lexical.terms(word, compounds=False) for word in kept) else text
 
     def rank_lexical(self, query: str, limit: int, inside: np.ndarray) -> list[tuple[str, float]]:
         """(chunk id, BM25 score) of the best `limit` chunks among those `inside` (in_scope)."""
@@ -330,7 +342,7 @@ class Retriever:
     ) -> SearchResult:
         corpus = self.corpus
         scope = self._scope(corpus, module, lesson)
-        cosines = corpus.cosines(np.asarray(self.embedder.embed_query(query.whole), dtype=np.float32))
+        cosines = corpus.cosines(np.asarray(self.embedder.embed_query(corpus.distinctive(query.whole)), dtype=np.float32))
         inside = corpus.in_scope(scope)
         ranked_lists: list[list[tuple[str, float]]] = []
         if self.mode in ("hybrid", "dense"):

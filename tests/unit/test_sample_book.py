@@ -14,8 +14,8 @@ from tests.support.books import SAMPLE_BOOK, ingest_into
 @pytest.fixture(scope="module")
 def guide(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
     data = tmp_path_factory.mktemp("guide") / "data"
-    ingest_into(data, SAMPLE_BOOK, "guide", base_url="/demo")
-    library = Library(Settings(LECTERN_DATA_DIR=data, LECTERN_BOOK="guide"))
+    ingest_into(data, SAMPLE_BOOK, "lectern-guide", base_url="/demo")  # as `make demo` does
+    library = Library(Settings(LECTERN_DATA_DIR=data, LECTERN_BOOK="lectern-guide"))
     yield library
     library.close()
 
@@ -32,3 +32,16 @@ async def test_a_quizs_collapsible_answers_are_quoted_without_their_button_label
     assert quiz and not any("Reveal" in chunk.text for chunk in quiz)
     assert any("At least ten characters." in chunk.text for chunk in quiz)  # the hidden body is kept
 
+
+
+async def test_the_book_s_own_name_does_not_steer_the_search(guide: Library) -> None:
+    """Every passage is headed by the book's name, Lectern: a question that names it is about
+    what it asks of Lectern, here what is stored, not about what Lectern is."""
+    corpus = guide.engine().retriever.corpus
+    assert {"lectern", "guid"} <= corpus.everywhere
+    assert corpus.distinctive("What does Lectern store about me?") == "What does store about me?"
+    assert corpus.distinctive("What is Lectern?") == "What is Lectern?"  # nothing else is asked
+    answer, _ = await ask(guide.engine(), "What does Lectern store about me?")
+    assert answer.status == "found"
+    assert answer.citations[0].source_path == "03-for-readers/04-privacy-and-history.md"
+    assert "The backend stores each question" in answer.text
