@@ -161,7 +161,7 @@ class BookCorpus:
         "What does Lectern store about me?" in a book whose every passage is headed by its name
         is about storing, not about Lectern. The text as it is when nothing else is left ("What
         is Redux?" in the Redux docs)."""
-        kept = [word for word in re.findall(r"\S+", text)
+        kept = [word for word in text.split()
                 if not (terms := lexical.terms(word, compounds=False)) or not set(terms) <= self.everywhere]
         return " ".join(kept) if any(lexical.terms(word, compounds=False) for word in kept) else text
 
@@ -342,7 +342,8 @@ class Retriever:
     ) -> SearchResult:
         corpus = self.corpus
         scope = self._scope(corpus, module, lesson)
-        cosines = corpus.cosines(np.asarray(self.embedder.embed_query(corpus.distinctive(query.whole)), dtype=np.float32))
+        embedded = self.embedder.embed_query(corpus.distinctive(query.whole))
+        cosines = corpus.cosines(np.asarray(embedded, dtype=np.float32))
         inside = corpus.in_scope(scope)
         ranked_lists: list[list[tuple[str, float]]] = []
         if self.mode in ("hybrid", "dense"):
