@@ -113,9 +113,12 @@ class BookCorpus:
         # big book would take more memory than its text).
         self.terms_of: Callable[[str], frozenset[str]] = lru_cache(maxsize=TERM_SETS)(self._terms_of)
         self.df = self.postings.df
-        # Terms every passage holds (the book's name and a built site's title head each): they
-        # say nothing of which passage answers, to the embedding model as to BM25 (idf ~ 0).
-        self.everywhere = frozenset(term for term, count in self.df.items() if count == len(self.chunks))
+        # The book's name heads every passage: where every passage holds its terms, they say
+        # nothing of which passage answers, to the embedding model as to BM25 (idf ~ 0). Not in
+        # a book of one page, whose every passage holds whatever that page is about.
+        several_pages = len({chunk.source_path for chunk in self.chunks}) > 1
+        named = lexical.terms(index.book, compounds=False) if several_pages else []
+        self.everywhere = frozenset(term for term in named if self.df.get(term) == len(self.chunks))
         # Every acronym the book writes out somewhere: one pass over the text at load, instead
         # of one for each question that names an acronym the book does not use.
         self.spelled_out = frozenset().union(*(initialisms(chunk.text) for chunk in self.chunks))
@@ -157,10 +160,10 @@ class BookCorpus:
         ) > 0.5
 
     def distinctive(self, text: str) -> str:
-        """The text without the words every passage holds, as the embedding model reads a query:
-        "What does Lectern store about me?" in a book whose every passage is headed by its name
-        is about storing, not about Lectern. The text as it is when nothing else is left ("What
-        is Redux?" in the Redux docs)."""
+        """The text without the book's name where every passage holds it, as the embedding model
+        reads a query: "What does Lectern store about me?" in the book `lectern-guide` is about
+        storing, not about Lectern. The text as it is when nothing else is left ("What is Redux?"
+        in the Redux docs)."""
         kept = [word for word in text.split()
                 if not (terms := lexical.terms(word, compounds=False)) or not set(terms) <= self.everywhere]
         return " ".join(kept) if any(lexical.terms(word, compounds=False) for word in kept) else text
