@@ -188,10 +188,14 @@ class Asked:
 
     ask: str  # what is asked: the question after the statements that set the scene
     scenes: tuple[str, ...]  # what their statements set ("Our robot runs Kubernetes."), a clause each
-    pasted: tuple[str, ...]  # what they pasted between fences: code, error output, a log, a configuration
     relates: bool  # the ask is how topics relate ("How do X and Y work together?")
     query: Query  # the whole question as searched: with the earlier question it leans on
     parts: dict[str, Query]  # each part of a question that asks several things → its search query
+
+    @property
+    def pasted(self) -> tuple[str, ...]:
+        """What they pasted between fences: code, error output, a log, a configuration."""
+        return self.query.pasted
 
 
 def analysed(text: str, history: Sequence[Turn] = ()) -> Asked:
@@ -209,8 +213,7 @@ def analysed(text: str, history: Sequence[Turn] = ()) -> Asked:
     for i, part in enumerate(parts):
         query = Query(part).leaning_on(parts[0]) if i and refers_back(part) else Query(part)
         queries[part] = standalone_query(query, history)
-    whole = standalone_query(Query(written, pasted=pasted), history)
-    return Asked(ask, scenes, pasted, relates, whole, queries)
+    return Asked(ask, scenes, relates, standalone_query(Query(written, pasted=pasted), history), queries)
 
 
 def _parts(ask: str, scenes: tuple[str, ...], relates: bool) -> list[str]:

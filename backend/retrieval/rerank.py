@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from backend.config import Settings
 
 log = logging.getLogger("lectern.rerank")
+DEFAULT_MODEL = "rerank-v3.5"
 
 
 class CohereReranker:
-    def __init__(self, api_key: str, model: str = "rerank-v3.5", base_url: str | None = None, timeout: float = 3.0):
+    def __init__(self, api_key: str, model: str = DEFAULT_MODEL, base_url: str | None = None, timeout: float = 3.0):
         import cohere
 
         self.model = model
@@ -49,5 +50,5 @@ def make_reranker(settings: Settings) -> CohereReranker | None:
         return None
     if not settings.cohere_api_key:
         raise ValueError("LECTERN_RERANK=cohere needs COHERE_API_KEY")
-    return CohereReranker(settings.cohere_api_key.get_secret_value(), settings.rerank_model or "rerank-v3.5",
+    return CohereReranker(settings.cohere_api_key.get_secret_value(), settings.rerank_model or DEFAULT_MODEL,
                           settings.cohere_base_url, settings.dependency_timeout)

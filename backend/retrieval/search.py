@@ -164,9 +164,11 @@ class BookCorpus:
         reads a query: "What does Lectern store about me?" in the book `lectern-guide` is about
         storing, not about Lectern. The text as it is when nothing else is left ("What is Redux?"
         in the Redux docs)."""
-        kept = [word for word in text.split()
-                if not (terms := lexical.terms(word, compounds=False)) or not set(terms) <= self.everywhere]
-        return " ".join(kept) if any(lexical.terms(word, compounds=False) for word in kept) else text
+        if not self.everywhere:
+            return text
+        words = [(word, lexical.terms(word, compounds=False)) for word in text.split()]
+        kept = [(word, terms) for word, terms in words if not terms or not set(terms) <= self.everywhere]
+        return " ".join(word for word, _ in kept) if any(terms for _, terms in kept) else text
 
     def rank_lexical(self, query: str, limit: int, inside: np.ndarray) -> list[tuple[str, float]]:
         """(chunk id, BM25 score) of the best `limit` chunks among those `inside` (in_scope)."""
