@@ -18,7 +18,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from backend.retrieval import lexical
 from backend.retrieval.calibration import Calibration
-from backend.retrieval.embeddings import Embedder
+from backend.retrieval.embeddings import WINDOWS, Embedder, pooled
 from backend.retrieval.index import POINT_FORMAT, BookIndex
 from backend.retrieval.models import Chunk, Page
 from backend.retrieval.search import Retriever
@@ -406,6 +406,7 @@ def ingest(
         and rebuild_reason is None
         and previous.get("analyzer") == lexical.ANALYZER  # else the stored terms are stale
         and previous.get("points") == POINT_FORMAT
+        and previous.get("windows") == WINDOWS
         and previous.get("pages") == pages_digest  # a page's order, title or description
         and wanted == {chunk_id: point.content_hash for chunk_id, point in stored.items()}
     )
@@ -433,10 +434,14 @@ def ingest(
         report.seconds = round(time.perf_counter() - started, 3)
         return report
 
-    # A vector is reusable when its text is unchanged, even if the URL or metadata moved.
+    # A vector is reusable when its text is unchanged, even if the URL or metadata moved, and
+    # the passage was read as it is now (in one window, or in windows cut the same way).
+    windows = {chunk.id: embedder.windows(chunk.header, chunk.text) for chunk in plan.chunks}
+    same_windows = previous.get("windows") == WINDOWS
     by_text = {point.embedding_hash: point.dense for point in stored.values()}
     reusable = {
-        chunk.id: by_text[chunk.embedding_hash] for chunk in plan.chunks if chunk.embedding_hash in by_text
+        chunk.id: by_text[chunk.embedding_hash] for chunk in plan.chunks
+        if chunk.embedding_hash in by_text and (same_windows or len(windows[chunk.id]) == 1)
     }
     # Similar lengths in a batch waste less padding: the PyTorch build about a third faster on
     # CPU (the default ONNX build embeds one text a run and pads nothing).
@@ -447,9 +452,11 @@ def ingest(
     fresh: dict[str, np.ndarray] = {}
     for start in range(0, len(to_embed), EMBED_BATCH):
         batch = to_embed[start : start + EMBED_BATCH]
-        vectors = embedder.embed_documents([c.embedding_text for c in batch])
-        for chunk, vector in zip(batch, vectors, strict=True):
-            fresh[chunk.id] = np.asarray(vector, dtype=np.float32)
+        texts = [text for chunk in batch for text, _ in windows[chunk.id]]
+        vectors = iter(embedder.embed_documents(texts))
+        for chunk in batch:
+            weights = [tokens for _, tokens in windows[chunk.id]]
+            fresh[chunk.id] = np.asarray(pooled([next(vectors) for _ in weights], weights), dtype=np.float32)
         if on_progress:
             on_progress(min(start + EMBED_BATCH, len(to_embed)), len(to_embed))
 
@@ -463,7 +470,7 @@ def ingest(
         entries,
         metadata={
             "embedder": embedder.name, "dimension": dimension, "book": book,
-            "analyzer": lexical.ANALYZER, "pages": pages_digest,
+            "analyzer": lexical.ANALYZER, "pages": pages_digest, "windows": WINDOWS,
         },
         dimension=dimension,
     )

@@ -4,16 +4,19 @@ Each provider has a `name` that identifies the vector space; the index stores it
 from scratch when it changes, so vectors from two models are never mixed.
 """
 
+import bisect
 import importlib.util
 import os
+import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Protocol
 
 from backend.config import Settings
 from backend.priority import lower_priority
+from backend.retrieval.models import embedded_text
 
 BATCH_SIZE = 64
 
@@ -28,6 +31,12 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> list[float]: ...
 
+    def windows(self, header: str, text: str) -> list[tuple[str, int]]:
+        """The texts the model reads a passage (`text` under its `header`) as, each with its
+        weight in the passage's vector (`pooled`): the whole, or where the model stops reading
+        before the end, windows it reads in full (`read_whole`)."""
+        ...
+
 
 class EmbeddingError(RuntimeError):
     """The embedding provider could not be reached or refused the request."""
@@ -39,6 +48,59 @@ MODEL_DIR = Path(__file__).parent / "model"
 # which needs PyTorch) and shipped, so serving and ingesting need neither PyTorch nor the weights.
 ONNX_MODEL = MODEL_DIR / "all-MiniLM-L6-v2-int8-7bit.onnx"
 TOKENIZER = MODEL_DIR / "tokenizer.json"
+MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length (its sentence_bert_config.json)
+# Bump when how a passage is read in windows changes: the next ingest embeds anew the passages
+# read in more than one.
+WINDOWS = "sentence-resumed/token-weighted-mean"
+# Where a window may end so that the next one starts with a whole sentence or line.
+_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+|\n")
+
+
+@cache
+def _counting_tokenizer():  # untyped: tokenizers is imported lazily
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(TOKENIZER))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
+def read_whole(header: str, text: str, max_tokens: int = MAX_TOKENS) -> list[tuple[str, int]]:
+    """A passage (`text` under its `header`) as texts all-MiniLM-L6-v2 reads in full, each with
+    the number of word pieces it reads of it.
+
+    The model reads the first `max_tokens` word pieces of a text; ingest cuts passages to about
+    400 (four characters a token), so the end of a long one would count for nothing. The first
+    window is the passage as written (what the model reads of it); each further one starts at
+    the sentence or line the one before it cut, under the same header, so that every sentence
+    is read whole by some window (unless it alone is longer than one)."""
+    tokenizer = _counting_tokenizer()
+    whole = embedded_text(header, text)
+    read = len(tokenizer.encode(whole).ids)
+    room = max_tokens - len(tokenizer.encode(embedded_text(header, "")).ids)
+    if room <= 0 or read <= max_tokens:
+        return [(whole, min(read, max_tokens))]
+    offsets = tokenizer.encode(text, add_special_tokens=False).offsets
+    starts = [begin for begin, _ in offsets]
+    windows, start = [(whole, max_tokens)], 0
+    while start + room < len(offsets):
+        cut = starts[start + room]  # the first character the window does not read
+        half = starts[start] + (cut - starts[start]) // 2
+        ends = [match.end() for match in _SENTENCE_END.finditer(text, half, cut)]
+        start = max(start + 1, bisect.bisect_left(starts, ends[-1] if ends else cut))
+        end = min(start + room, len(offsets))
+        windows.append((embedded_text(header, text[starts[start] : offsets[end - 1][1]]), max_tokens - room + end - start))
+    return windows
+
+
+def pooled(vectors: Sequence[Sequence[float]], weights: Sequence[int]) -> list[float]:
+    """One unit vector for a passage read in windows: their mean, each weighted by the word
+    pieces it read, as the model's own mean pooling weighs every word piece of a text alike."""
+    import numpy as np
+
+    mean = np.average(np.asarray(vectors, dtype=np.float64), axis=0, weights=weights)
+    return (mean / max(float(np.linalg.norm(mean)), 1e-12)).tolist()
 
 
 def packaged_weights() -> Path:
@@ -58,6 +120,7 @@ class LocalEmbedder:
     (and is the benchmarks' reference)."""
 
     name = "local:all-MiniLM-L6-v2"
+    windows = staticmethod(read_whole)
 
     @staticmethod
     def installed() -> bool:
@@ -91,7 +154,7 @@ class OnnxEmbedder:
     # Earlier graphs ("…/onnx-int8", "…/onnx-int8-eager": 8-bit weights) gave other vectors: a
     # book indexed with one of them is embedded anew at its next ingest, not mixed.
     name = "local:all-MiniLM-L6-v2/onnx-int8-eager-7bit"
-    MAX_TOKENS = 256  # the model's max_seq_length (its sentence_bert_config.json)
+    windows = staticmethod(read_whole)
 
     def __init__(self, model: Path = ONNX_MODEL):
         self.model = model
@@ -102,7 +165,7 @@ class OnnxEmbedder:
         from tokenizers import Tokenizer
 
         tokenizer = Tokenizer.from_file(str(TOKENIZER))
-        tokenizer.enable_truncation(max_length=self.MAX_TOKENS)
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
         tokenizer.no_padding()  # the file pads to 128 tokens; one text a run needs none
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
@@ -193,6 +256,10 @@ class CohereEmbedder:
     def embed_query(self, text: str) -> list[float]:
         return self._embed([text], "search_query")[0]
 
+    @staticmethod
+    def windows(header: str, text: str) -> list[tuple[str, int]]:
+        return [(embedded_text(header, text), 1)]  # embed v3 reads 512 tokens: a whole passage
+
 
 class GeminiEmbedder:
     """Gemini embeddings through the google-genai SDK, with retrieval task types."""
@@ -232,6 +299,10 @@ class GeminiEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self._embed([text], "RETRIEVAL_QUERY")[0]
+
+    @staticmethod
+    def windows(header: str, text: str) -> list[tuple[str, int]]:
+        return [(embedded_text(header, text), 1)]  # it reads 2,048 tokens: a whole passage
 
 
 def make_embedder(settings: Settings) -> Embedder:

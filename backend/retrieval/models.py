@@ -6,6 +6,12 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+
+def embedded_text(header: str, text: str) -> str:
+    """What the embedding model reads of a passage: its context line, then its text."""
+    return f"{header}\n\n{text}"
+
+
 PageKind = Literal["lesson", "summary", "quiz", "index"]
 
 
@@ -73,7 +79,7 @@ class Chunk(BaseModel):
 
     @property
     def embedding_text(self) -> str:
-        return f"{self.header}\n\n{self.text}"
+        return embedded_text(self.header, self.text)
 
     @property
     def content_hash(self) -> str:

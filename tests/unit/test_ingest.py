@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from backend.cli import app
 from backend.retrieval import lexical
 from backend.retrieval.calibration import calibrate
-from backend.retrieval.embeddings import Embedder, LocalEmbedder
+from backend.retrieval.embeddings import WINDOWS, Embedder, LocalEmbedder
 from backend.retrieval.index import POINT_FORMAT, BookIndex
 from backend.retrieval.models import Chunk
 from backend.retrieval.search import RetrievalMode, Retriever
@@ -49,6 +49,10 @@ class HashingEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         return self._vector(text)
+
+    @staticmethod
+    def windows(header: str, text: str) -> list[tuple[str, int]]:
+        return [(f"{header}\n\n{text}", 1)]
 
     def _vector(self, text: str) -> list[float]:
         vector = [0.0] * self._dimension
@@ -128,7 +132,8 @@ def test_first_ingest_embeds_everything(book: Path, index: BookIndex, embedder: 
     assert metadata.pop("calibration") == report.calibration.model_dump()
     assert re.fullmatch(r"[0-9a-f]{32}", metadata.pop("pages"))  # a digest of the pages' records
     assert metadata == {
-        "embedder": embedder.name, "dimension": 384, "book": "tiny", "analyzer": lexical.ANALYZER, "points": POINT_FORMAT}
+        "embedder": embedder.name, "dimension": 384, "book": "tiny", "analyzer": lexical.ANALYZER, "points": POINT_FORMAT,
+        "windows": WINDOWS}
     chunks, vectors, *_ = index.chunks_with_vectors()
     assert len(chunks) == 6 and all(len(v) == 384 for v in vectors)
     assert {c.module for c in chunks if c.source_path.startswith("01-a/")} == {"Part A"}
@@ -252,7 +257,8 @@ def test_a_different_embedding_model_forces_a_clean_rebuild(
     assert metadata.pop("calibration") == report.calibration.model_dump()  # measured anew
     assert metadata.pop("pages")
     assert metadata == {
-        "embedder": hashing.name, "dimension": 64, "book": "tiny", "analyzer": lexical.ANALYZER, "points": POINT_FORMAT}
+        "embedder": hashing.name, "dimension": 64, "book": "tiny", "analyzer": lexical.ANALYZER, "points": POINT_FORMAT,
+        "windows": WINDOWS}
     assert all(len(v) == 64 for v in index.chunks_with_vectors()[1])
     assert collection_names(index.client) == [report.collection]
     query = prose("Three1")
@@ -539,3 +545,78 @@ def assert_every_question_answered(quiz: list[Chunk]) -> None:
         inline = re.search(r"answer", part[number.end() :], re.IGNORECASE)
         keyed = re.search(rf"\bQuestion {number.group(1)}\b", key_text)
         assert inline or keyed, f"{quiz[0].source_path}: question {number.group(1)} has no answer"
+
+
+KNEADING = (
+    "Knead the dough on a lightly floured board for ten minutes, folding it over itself and pushing "
+    "it away with the heel of your hand. The gluten strands grow longer and stronger as you work, "
+    "and the dough turns from shaggy to smooth and elastic. Press a finger into it: if the dent "
+    "springs back slowly, it is ready to rise. Shape it into a ball, set it seam side down in an "
+    "oiled bowl and cover it with a damp towel. Leave it somewhere warm until it has doubled in "
+    "size, about an hour in summer and longer in winter. Knock it back, fold it into a loaf and let "
+    "it prove again in the tin. Bake it in a hot oven until the crust is deep brown and the loaf "
+    "sounds hollow when tapped underneath. Let it cool on a wire rack before slicing, or the crumb "
+    "will be gummy. Rye and wholemeal flours absorb more water than white flour, so add a spoonful "
+    "more if the dough feels stiff, and expect a denser loaf that keeps longer. A sourdough starter "
+    "needs feeding with equal weights of flour and water every day; keep it in a jar with a loose lid "
+    "and discard half before each feed so that it stays lively and does not grow too sour. "
+)
+SAFETY = (
+    "Before you light the oven, make sure the fire extinguisher hangs on its hook beside the back "
+    "door, and check once a month that the needle on its pressure gauge sits in the green band."
+)
+
+
+def test_a_long_passage_is_read_in_windows_the_model_reads_whole() -> None:
+    from tokenizers import Tokenizer
+
+    from backend.retrieval.embeddings import MAX_TOKENS, TOKENIZER, read_whole
+
+    tokenizer = Tokenizer.from_file(str(TOKENIZER))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    header, text = "kitchen › Bread › Kneading", KNEADING + SAFETY
+    windows = read_whole(header, text)
+    assert windows[0] == (f"{header}\n\n{text}", MAX_TOKENS)  # as written: what the model reads of it
+    assert len(tokenizer.encode(windows[0][0]).ids) > MAX_TOKENS and len(windows) > 1
+    assert all(len(tokenizer.encode(window).ids) == tokens <= MAX_TOKENS for window, tokens in windows[1:])
+    further = [window.removeprefix(f"{header}\n\n") for window, _ in windows[1:]]
+    assert all(f". {window[:40]}" in text for window in further)  # each starts a sentence
+    assert SAFETY in further[-1]  # the end is read whole
+    short = f"{header}\n\n{SAFETY}"
+    assert read_whole(header, SAFETY) == [(short, len(tokenizer.encode(short).ids))]
+
+
+def test_the_end_of_a_long_passage_is_found_by_dense_search(
+    tmp_path: Path, index: BookIndex, embedder: LocalEmbedder
+) -> None:
+    """The model reads the first 256 word pieces of a text: a question about the end of a
+    longer passage found it only by the words they share (read by its start alone, the bread
+    page lost to the pasta page here)."""
+    book = write_book(tmp_path / "docs", {
+        "01-kitchen/01-bread.md": f"---\ntitle: Bread\n---\n# Bread\n\n## Kneading\n\n{KNEADING}{SAFETY}\n",
+        "01-kitchen/02-pasta.md": "---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\n"
+        "Salt the water generously and bring it to a rolling boil before the pasta goes in.\n",
+        "01-kitchen/03-knives.md": "---\ntitle: Knives\n---\n# Knives\n\n## Sharpening\n\n"
+        "Hold the blade at twenty degrees to the stone and draw it towards you.\n",
+    })
+    report = run(book, index, embedder)
+    assert report.chunks == 3
+    hits = ranked(index, embedder, "where is the thing for putting out flames kept?", 3, mode="dense")
+    assert hits[0].source_path == "01-kitchen/01-bread.md"
+
+
+def test_a_passage_read_in_windows_cut_another_way_is_embedded_anew_and_no_other(
+    tmp_path: Path, index: BookIndex, embedder: LocalEmbedder
+) -> None:
+    book = write_book(tmp_path / "docs", {
+        "01-kitchen/01-bread.md": f"---\ntitle: Bread\n---\n# Bread\n\n## Kneading\n\n{KNEADING}{SAFETY}\n",
+        "01-kitchen/02-pasta.md": "---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\nSalt the water well.\n",
+    })
+    first = run(book, index, embedder)
+    before = vectors_by_id(index)
+    index.add_metadata({"windows": "cut-another-way"})
+    again = run(book, index, embedder)
+    assert not again.unchanged and again.embedded == 1 and again.reused == first.chunks - 1 == 1
+    assert vectors_by_id(index) == before  # the same windows, the same vectors
+    assert run(book, index, embedder).unchanged
