@@ -18,7 +18,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from backend.retrieval import lexical
 from backend.retrieval.calibration import Calibration
-from backend.retrieval.embeddings import WINDOWS, Embedder, pooled
+from backend.retrieval.embeddings import WINDOWS, Embedder, EmbeddingError, pooled
 from backend.retrieval.index import POINT_FORMAT, BookIndex
 from backend.retrieval.models import Chunk, Page
 from backend.retrieval.search import Retriever
@@ -436,12 +436,12 @@ def ingest(
 
     # A vector is reusable when its text is unchanged, even if the URL or metadata moved, and
     # the passage was read as it is now (in one window, or in windows cut the same way).
-    windows = {chunk.id: embedder.windows(chunk.header, chunk.text) for chunk in plan.chunks}
     same_windows = previous.get("windows") == WINDOWS
     by_text = {point.embedding_hash: point.dense for point in stored.values()}
     reusable = {
         chunk.id: by_text[chunk.embedding_hash] for chunk in plan.chunks
-        if chunk.embedding_hash in by_text and (same_windows or len(windows[chunk.id]) == 1)
+        if chunk.embedding_hash in by_text
+        and (same_windows or len(embedder.windows(chunk.header, chunk.text)) == 1)
     }
     # Similar lengths in a batch waste less padding: the PyTorch build about a third faster on
     # CPU (the default ONNX build embeds one text a run and pads nothing).
@@ -449,11 +449,15 @@ def ingest(
         (chunk for chunk in plan.chunks if chunk.id not in reusable),
         key=lambda chunk: len(chunk.embedding_text),
     )
+    windows = {chunk.id: embedder.windows(chunk.header, chunk.text) for chunk in to_embed}
     fresh: dict[str, np.ndarray] = {}
     for start in range(0, len(to_embed), EMBED_BATCH):
         batch = to_embed[start : start + EMBED_BATCH]
         texts = [text for chunk in batch for text, _ in windows[chunk.id]]
-        vectors = iter(embedder.embed_documents(texts))
+        embedded = embedder.embed_documents(texts)
+        if len(embedded) != len(texts):
+            raise EmbeddingError(f"the embedding model gave {len(embedded)} vectors for {len(texts)} texts")
+        vectors = iter(embedded)
         for chunk in batch:
             weights = [tokens for _, tokens in windows[chunk.id]]
             fresh[chunk.id] = np.asarray(pooled([next(vectors) for _ in weights], weights), dtype=np.float32)

@@ -34,7 +34,7 @@ class Embedder(Protocol):
     def windows(self, header: str, text: str) -> list[tuple[str, int]]:
         """The texts the model reads a passage (`text` under its `header`) as, each with its
         weight in the passage's vector (`pooled`): the whole, or where the model stops reading
-        before the end, windows it reads in full (`read_whole`)."""
+        before the end, the passage as written and windows that read the rest (`read_whole`)."""
         ...
 
 
@@ -51,7 +51,7 @@ TOKENIZER = MODEL_DIR / "tokenizer.json"
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length (its sentence_bert_config.json)
 # Bump when how a passage is read in windows changes: the next ingest embeds anew the passages
 # read in more than one.
-WINDOWS = "sentence-resumed/token-weighted-mean"
+WINDOWS = "sentence-or-word-resumed/token-weighted-mean"
 # Where a window may end so that the next one starts with a whole sentence or line.
 _SENTENCE_END = re.compile(r"(?<=[.!?:])\s+|\n")
 
@@ -67,36 +67,42 @@ def _counting_tokenizer():  # untyped: tokenizers is imported lazily
 
 
 def read_whole(header: str, text: str, max_tokens: int = MAX_TOKENS) -> list[tuple[str, int]]:
-    """A passage (`text` under its `header`) as texts all-MiniLM-L6-v2 reads in full, each with
-    the number of word pieces it reads of it.
+    """A passage (`text` under its `header`) as the texts all-MiniLM-L6-v2 reads of it, each
+    with the number of word pieces it reads.
 
     The model reads the first `max_tokens` word pieces of a text; ingest cuts passages to about
     400 (four characters a token), so the end of a long one would count for nothing. The first
-    window is the passage as written (what the model reads of it); each further one starts at
-    the sentence or line the one before it cut, under the same header, so that every sentence
-    is read whole by some window (unless it alone is longer than one)."""
+    text is the passage as written (the model reads its start); each further one, under the
+    same header and short enough to be read in full, starts at the sentence or line the one
+    before it cut (else at the word), so that every sentence is read whole by some window
+    (unless it alone is longer than one). A header that leaves less than half the window
+    would make windows that move on by little: such a passage is read as written."""
     tokenizer = _counting_tokenizer()
     whole = embedded_text(header, text)
     read = len(tokenizer.encode(whole).ids)
     room = max_tokens - len(tokenizer.encode(embedded_text(header, "")).ids)
-    if room <= 0 or read <= max_tokens:
+    if room < max_tokens // 2 or read <= max_tokens:
         return [(whole, min(read, max_tokens))]
-    offsets = tokenizer.encode(text, add_special_tokens=False).offsets
-    starts = [begin for begin, _ in offsets]
+    encoded = tokenizer.encode(text, add_special_tokens=False)
+    starts, words = [begin for begin, _ in encoded.offsets], encoded.word_ids
     windows, start = [(whole, max_tokens)], 0
-    while start + room < len(offsets):
+    while start + room < len(starts):
         cut = starts[start + room]  # the first character the window does not read
         half = starts[start] + (cut - starts[start]) // 2
         ends = [match.end() for match in _SENTENCE_END.finditer(text, half, cut)]
-        start = max(start + 1, bisect.bisect_left(starts, ends[-1] if ends else cut))
-        end = min(start + room, len(offsets))
-        windows.append((embedded_text(header, text[starts[start] : offsets[end - 1][1]]), max_tokens - room + end - start))
+        resumed = max(start + 1, bisect.bisect_left(starts, ends[-1] if ends else cut))
+        while resumed > start + 1 and words[resumed] is not None and words[resumed] == words[resumed - 1]:
+            resumed -= 1  # not inside a word: its pieces would be other pieces there
+        start = resumed
+        window = embedded_text(header, text[starts[start] : encoded.offsets[min(start + room, len(starts)) - 1][1]])
+        windows.append((window, min(len(tokenizer.encode(window).ids), max_tokens)))
     return windows
 
 
 def pooled(vectors: Sequence[Sequence[float]], weights: Sequence[int]) -> list[float]:
     """One unit vector for a passage read in windows: their mean, each weighted by the word
-    pieces it read, as the model's own mean pooling weighs every word piece of a text alike."""
+    pieces it read, as the model's mean pooling weighs every word piece of one text alike (the
+    header, and the sentence two windows share, count in each)."""
     import numpy as np
 
     mean = np.average(np.asarray(vectors, dtype=np.float64), axis=0, weights=weights)
@@ -258,7 +264,7 @@ class CohereEmbedder:
 
     @staticmethod
     def windows(header: str, text: str) -> list[tuple[str, int]]:
-        return [(embedded_text(header, text), 1)]  # embed v3 reads 512 tokens: a whole passage
+        return [(embedded_text(header, text), 1)]  # embed v3 reads 512 tokens: all of most passages
 
 
 class GeminiEmbedder:

@@ -620,3 +620,35 @@ def test_a_passage_read_in_windows_cut_another_way_is_embedded_anew_and_no_other
     assert not again.unchanged and again.embedded == 1 and again.reused == first.chunks - 1 == 1
     assert vectors_by_id(index) == before  # the same windows, the same vectors
     assert run(book, index, embedder).unchanged
+
+
+def test_a_window_without_a_sentence_end_starts_at_a_word() -> None:
+    from tokenizers import Tokenizer
+
+    from backend.retrieval.embeddings import MAX_TOKENS, TOKENIZER, read_whole
+
+    tokenizer = Tokenizer.from_file(str(TOKENIZER))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    header = "kitchen › Bread"
+    text = " ".join(f"internationalisation{i} unbelievably" for i in range(120))  # no sentence ends
+    windows = read_whole(header, text)
+    assert len(windows) > 2
+    for window, tokens in windows[1:]:
+        body = window.removeprefix(f"{header}\n\n")
+        assert f" {body}" in f" {text}" and text[text.index(body) - 1] == " "  # a whole word first
+        assert len(tokenizer.encode(window).ids) == tokens <= MAX_TOKENS
+
+
+def test_an_embedder_that_loses_a_vector_fails_the_ingest_and_keeps_the_index(
+    tmp_path: Path, index: BookIndex, book: Path
+) -> None:
+    class Losing(HashingEmbedder):
+        def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+            return super().embed_documents(texts)[:-1]
+
+    from backend.retrieval.embeddings import EmbeddingError
+
+    with pytest.raises(EmbeddingError, match="vectors for"):
+        run(book, index, Losing())
+    assert index.current_collection() is None
