@@ -99,6 +99,11 @@ def read_whole(header: str, text: str, max_tokens: int = MAX_TOKENS) -> list[tup
     return windows
 
 
+def read_as_one(header: str, text: str) -> list[tuple[str, int]]:
+    """A passage as one text, for a model that reads far more than ingest puts in a passage."""
+    return [(embedded_text(header, text), 1)]
+
+
 def pooled(vectors: Sequence[Sequence[float]], weights: Sequence[int]) -> list[float]:
     """One unit vector for a passage read in windows: their mean, each weighted by the word
     pieces it read, as the model's mean pooling weighs every word piece of one text alike (the
@@ -262,9 +267,7 @@ class CohereEmbedder:
     def embed_query(self, text: str) -> list[float]:
         return self._embed([text], "search_query")[0]
 
-    @staticmethod
-    def windows(header: str, text: str) -> list[tuple[str, int]]:
-        return [(embedded_text(header, text), 1)]  # embed v3 reads 512 tokens: all of most passages
+    windows = staticmethod(read_as_one)  # embed v3 reads 512 tokens: all of most passages
 
 
 class GeminiEmbedder:
@@ -306,9 +309,7 @@ class GeminiEmbedder:
     def embed_query(self, text: str) -> list[float]:
         return self._embed([text], "RETRIEVAL_QUERY")[0]
 
-    @staticmethod
-    def windows(header: str, text: str) -> list[tuple[str, int]]:
-        return [(embedded_text(header, text), 1)]  # it reads 2,048 tokens: a whole passage
+    windows = staticmethod(read_as_one)  # it reads 2,048 tokens: a whole passage
 
 
 def make_embedder(settings: Settings) -> Embedder:

@@ -23,7 +23,16 @@ from typer.testing import CliRunner
 from backend.cli import app
 from backend.retrieval import lexical
 from backend.retrieval.calibration import calibrate
-from backend.retrieval.embeddings import WINDOWS, Embedder, LocalEmbedder
+from backend.retrieval.embeddings import (
+    MAX_TOKENS,
+    TOKENIZER,
+    WINDOWS,
+    Embedder,
+    EmbeddingError,
+    LocalEmbedder,
+    read_as_one,
+    read_whole,
+)
 from backend.retrieval.index import POINT_FORMAT, BookIndex
 from backend.retrieval.models import Chunk
 from backend.retrieval.search import RetrievalMode, Retriever
@@ -50,9 +59,7 @@ class HashingEmbedder:
     def embed_query(self, text: str) -> list[float]:
         return self._vector(text)
 
-    @staticmethod
-    def windows(header: str, text: str) -> list[tuple[str, int]]:
-        return [(f"{header}\n\n{text}", 1)]
+    windows = staticmethod(read_as_one)
 
     def _vector(self, text: str) -> list[float]:
         vector = [0.0] * self._dimension
@@ -567,24 +574,27 @@ SAFETY = (
 )
 
 
-def test_a_long_passage_is_read_in_windows_the_model_reads_whole() -> None:
+def word_pieces(text: str) -> int:
+    """How many word pieces the model's tokenizer makes of a text, [CLS] and [SEP] included."""
     from tokenizers import Tokenizer
-
-    from backend.retrieval.embeddings import MAX_TOKENS, TOKENIZER, read_whole
 
     tokenizer = Tokenizer.from_file(str(TOKENIZER))
     tokenizer.no_truncation()
     tokenizer.no_padding()
+    return len(tokenizer.encode(text).ids)
+
+
+def test_a_long_passage_is_read_in_windows_the_model_reads_whole() -> None:
     header, text = "kitchen › Bread › Kneading", KNEADING + SAFETY
     windows = read_whole(header, text)
     assert windows[0] == (f"{header}\n\n{text}", MAX_TOKENS)  # as written: what the model reads of it
-    assert len(tokenizer.encode(windows[0][0]).ids) > MAX_TOKENS and len(windows) > 1
-    assert all(len(tokenizer.encode(window).ids) == tokens <= MAX_TOKENS for window, tokens in windows[1:])
+    assert word_pieces(windows[0][0]) > MAX_TOKENS and len(windows) > 1
+    assert all(word_pieces(window) == tokens <= MAX_TOKENS for window, tokens in windows[1:])
     further = [window.removeprefix(f"{header}\n\n") for window, _ in windows[1:]]
     assert all(f". {window[:40]}" in text for window in further)  # each starts a sentence
     assert SAFETY in further[-1]  # the end is read whole
     short = f"{header}\n\n{SAFETY}"
-    assert read_whole(header, SAFETY) == [(short, len(tokenizer.encode(short).ids))]
+    assert read_whole(header, SAFETY) == [(short, word_pieces(short))]
 
 
 def test_the_end_of_a_long_passage_is_found_by_dense_search(
@@ -623,13 +633,6 @@ def test_a_passage_read_in_windows_cut_another_way_is_embedded_anew_and_no_other
 
 
 def test_a_window_without_a_sentence_end_starts_at_a_word() -> None:
-    from tokenizers import Tokenizer
-
-    from backend.retrieval.embeddings import MAX_TOKENS, TOKENIZER, read_whole
-
-    tokenizer = Tokenizer.from_file(str(TOKENIZER))
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
     header = "kitchen › Bread"
     text = " ".join(f"internationalisation{i} unbelievably" for i in range(120))  # no sentence ends
     windows = read_whole(header, text)
@@ -637,7 +640,7 @@ def test_a_window_without_a_sentence_end_starts_at_a_word() -> None:
     for window, tokens in windows[1:]:
         body = window.removeprefix(f"{header}\n\n")
         assert f" {body}" in f" {text}" and text[text.index(body) - 1] == " "  # a whole word first
-        assert len(tokenizer.encode(window).ids) == tokens <= MAX_TOKENS
+        assert word_pieces(window) == tokens <= MAX_TOKENS
 
 
 def test_an_embedder_that_loses_a_vector_fails_the_ingest_and_keeps_the_index(
@@ -646,8 +649,6 @@ def test_an_embedder_that_loses_a_vector_fails_the_ingest_and_keeps_the_index(
     class Losing(HashingEmbedder):
         def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
             return super().embed_documents(texts)[:-1]
-
-    from backend.retrieval.embeddings import EmbeddingError
 
     with pytest.raises(EmbeddingError, match="vectors for"):
         run(book, index, Losing())
