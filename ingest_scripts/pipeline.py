@@ -19,7 +19,7 @@ from selectolax.lexbor import LexborHTMLParser
 from backend.retrieval import lexical
 from backend.retrieval.calibration import Calibration
 from backend.retrieval.embeddings import WINDOWS, Embedder, EmbeddingError, pooled
-from backend.retrieval.index import POINT_FORMAT, BookIndex
+from backend.retrieval.index import POINT_FORMAT, BookIndex, WindowVectors
 from backend.retrieval.models import Chunk, Page
 from backend.retrieval.search import Retriever
 from ingest_scripts.html_site import (
@@ -437,7 +437,7 @@ def ingest(
     # A vector is reusable when its text is unchanged, even if the URL or metadata moved, and
     # the passage was read as it is now (in one window, or in windows cut the same way).
     same_windows = previous.get("windows") == WINDOWS
-    by_text = {point.embedding_hash: point.dense for point in stored.values()}
+    by_text = {point.embedding_hash: (point.dense, point.windows) for point in stored.values()}
     reusable = {
         chunk.id: by_text[chunk.embedding_hash] for chunk in plan.chunks
         if chunk.embedding_hash in by_text
@@ -449,24 +449,28 @@ def ingest(
         (chunk for chunk in plan.chunks if chunk.id not in reusable),
         key=lambda chunk: len(chunk.embedding_text),
     )
-    windows = {chunk.id: embedder.windows(chunk.header, chunk.text) for chunk in to_embed}
-    fresh: dict[str, np.ndarray] = {}
+    readings = {chunk.id: embedder.windows(chunk.header, chunk.text) for chunk in to_embed}
+    fresh: dict[str, tuple[np.ndarray, WindowVectors | None]] = {}  # a passage's vector, its windows'
     for start in range(0, len(to_embed), EMBED_BATCH):
         batch = to_embed[start : start + EMBED_BATCH]
-        texts = [text for chunk in batch for text, _ in windows[chunk.id]]
+        texts = [reading.text for chunk in batch for reading in readings[chunk.id]]
         embedded = embedder.embed_documents(texts)
         if len(embedded) != len(texts):
             raise EmbeddingError(f"the embedding model gave {len(embedded)} vectors for {len(texts)} texts")
         vectors = iter(embedded)
         for chunk in batch:
-            weights = [tokens for _, tokens in windows[chunk.id]]
-            fresh[chunk.id] = np.asarray(pooled([next(vectors) for _ in weights], weights), dtype=np.float32)
+            read = readings[chunk.id]
+            own = [next(vectors) for _ in read]
+            dense = np.asarray(pooled(own, [reading.word_pieces for reading in read]), dtype=np.float32)
+            windows = WindowVectors([(r.start, r.end) for r in read], np.asarray(own, dtype=np.float32))
+            fresh[chunk.id] = (dense, windows if len(read) > 1 else None)
         if on_progress:
             on_progress(min(start + EMBED_BATCH, len(to_embed)), len(to_embed))
 
+    vectors_of = reusable | fresh
     entries = [
-        (chunk, pages[chunk.source_path], reusable[chunk.id] if chunk.id in reusable else fresh[chunk.id],
-         lexical.terms(chunk.embedding_text))
+        (chunk, pages[chunk.source_path], vectors_of[chunk.id][0], lexical.terms(chunk.embedding_text),
+         vectors_of[chunk.id][1])
         for chunk in plan.chunks
     ]
     dimension = len(entries[0][2])

@@ -63,7 +63,7 @@ MAD_TO_SIGMA = 1.4826  # the median absolute deviation of a normal distribution 
 # sentences.py): a stored calibration of another method is measured again.
 METHOD = (
     "everyday-80b-less-its-own/similarity-q90/geometric-support-mean+3sd-floor-0.25/no-pointers-2/introduced-examples-2/asked-prices-2"
-    "/one-page-product/fusion-without-heading-boost/dense-query-without-the-book-name/passages-read-in-windows"
+    "/one-page-product/fusion-without-heading-boost/dense-query-without-the-book-name/passages-read-in-windows/quotes-read-where-they-are"
 )
 
 

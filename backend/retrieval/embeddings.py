@@ -12,13 +12,24 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from backend.config import Settings
 from backend.priority import lower_priority
 from backend.retrieval.models import embedded_text
 
 BATCH_SIZE = 64
+
+
+class Reading(NamedTuple):
+    """One text the model reads of a passage: `text` (under the passage's header) and its weight
+    in the passage's vector, the word pieces it reads; `start`/`end`: the characters of the
+    passage it reads."""
+
+    text: str
+    word_pieces: int
+    start: int
+    end: int
 
 
 class Embedder(Protocol):
@@ -31,10 +42,10 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> list[float]: ...
 
-    def windows(self, header: str, text: str) -> list[tuple[str, int]]:
-        """The texts the model reads a passage (`text` under its `header`) as, each with its
-        weight in the passage's vector (`pooled`): the whole, or where the model stops reading
-        before the end, the passage as written and windows that read the rest (`read_whole`)."""
+    def windows(self, header: str, text: str) -> list[Reading]:
+        """What the model reads a passage (`text` under its `header`) as: the whole, or where the
+        model stops reading before the end, the passage as written and windows that read the
+        rest (`read_whole`)."""
         ...
 
 
@@ -51,7 +62,7 @@ TOKENIZER = MODEL_DIR / "tokenizer.json"
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length (its sentence_bert_config.json)
 # Bump when how a passage is read in windows changes: the next ingest embeds anew the passages
 # read in more than one.
-WINDOWS = "sentence-or-word-resumed/token-weighted-mean"
+WINDOWS = "sentence-or-word-resumed/token-weighted-mean/kept"
 # Where a window may end so that the next one starts with a whole sentence or line.
 _SENTENCE_END = re.compile(r"(?<=[.!?:])\s+|\n")
 
@@ -66,7 +77,7 @@ def _counting_tokenizer():  # untyped: tokenizers is imported lazily
     return tokenizer
 
 
-def read_whole(header: str, text: str, max_tokens: int = MAX_TOKENS) -> list[tuple[str, int]]:
+def read_whole(header: str, text: str, max_tokens: int = MAX_TOKENS) -> list[Reading]:
     """A passage (`text` under its `header`) as the texts all-MiniLM-L6-v2 reads of it, each
     with the number of word pieces it reads.
 
@@ -82,10 +93,10 @@ def read_whole(header: str, text: str, max_tokens: int = MAX_TOKENS) -> list[tup
     read = len(tokenizer.encode(whole).ids)
     room = max_tokens - len(tokenizer.encode(embedded_text(header, "")).ids)
     if room < max_tokens // 2 or read <= max_tokens:
-        return [(whole, min(read, max_tokens))]
+        return [Reading(whole, min(read, max_tokens), 0, len(text))]
     encoded = tokenizer.encode(text, add_special_tokens=False)
     starts, words = [begin for begin, _ in encoded.offsets], encoded.word_ids
-    windows, start = [(whole, max_tokens)], 0
+    windows, start = [Reading(whole, max_tokens, 0, encoded.offsets[room - 1][1])], 0
     while start + room < len(starts):
         cut = starts[start + room]  # the first character the window does not read
         half = starts[start] + (cut - starts[start]) // 2
@@ -94,14 +105,15 @@ def read_whole(header: str, text: str, max_tokens: int = MAX_TOKENS) -> list[tup
         while resumed > start + 1 and words[resumed] is not None and words[resumed] == words[resumed - 1]:
             resumed -= 1  # not inside a word: its pieces would be other pieces there
         start = resumed
-        window = embedded_text(header, text[starts[start] : encoded.offsets[min(start + room, len(starts)) - 1][1]])
-        windows.append((window, min(len(tokenizer.encode(window).ids), max_tokens)))
+        begin, end = starts[start], encoded.offsets[min(start + room, len(starts)) - 1][1]
+        window = embedded_text(header, text[begin:end])
+        windows.append(Reading(window, min(len(tokenizer.encode(window).ids), max_tokens), begin, end))
     return windows
 
 
-def read_as_one(header: str, text: str) -> list[tuple[str, int]]:
+def read_as_one(header: str, text: str) -> list[Reading]:
     """A passage as one text, for a model that reads far more than ingest puts in a passage."""
-    return [(embedded_text(header, text), 1)]
+    return [Reading(embedded_text(header, text), 1, 0, len(text))]
 
 
 def pooled(vectors: Sequence[Sequence[float]], weights: Sequence[int]) -> list[float]:

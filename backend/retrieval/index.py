@@ -29,10 +29,13 @@ from backend.config import Settings
 from backend.retrieval.models import Chunk, Page
 
 DENSE = "dense"
+# A passage longer than the embedding model reads is embedded in windows (`read_whole`); their
+# vectors are kept beside the pooled one, for telling which part of it a quote is in.
+WINDOWS = "windows"
 # What a point holds besides its dense vector: the chunk, its lexical terms as one string (a
 # list of strings costs ten times the memory in embedded Qdrant) and, on a page's first chunk,
 # the page. Bump when it changes: the next ingest then rebuilds the points (re-using vectors).
-POINT_FORMAT = "chunk+terms+first-page/2"
+POINT_FORMAT = "chunk+terms+first-page+windows/3"
 # Points read per call: embedded Qdrant sorts every id of the collection on each call, so small
 # pages make reading a big book quadratic; a server's responses stay a few MB.
 SCROLL_PAGE = 4096
@@ -58,10 +61,20 @@ class ScoredChunk:
 
 
 @dataclass
+class WindowVectors:
+    """The windows a passage was embedded in: the characters of its text each reads, and their
+    vectors (float32, a row each)."""
+
+    spans: list[tuple[int, int]]
+    vectors: np.ndarray
+
+
+@dataclass
 class StoredPoint:
     content_hash: str
     embedding_hash: str
     dense: np.ndarray  # float32: a book's vectors as Python floats would take six times the memory
+    windows: WindowVectors | None = None  # for a passage read in more than one
 
 
 def open_client(settings: Settings, check: bool = True, timeout: float | None = None) -> QdrantClient:
@@ -216,43 +229,55 @@ class BookIndex:
         points: dict[str, StoredPoint] = {}
         if name is None:
             return points
-        for point in self._scroll(name, with_payload=["hash", "embed_hash"], with_vectors=[DENSE]):
-            vector = point.vector[DENSE] if isinstance(point.vector, dict) else None
+        for point in self._scroll(name, with_payload=["hash", "embed_hash", "spans"], with_vectors=True):
+            vector = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
             if point.payload and isinstance(vector, list):
                 payload = point.payload
                 points[str(point.id)] = StoredPoint(
-                    payload["hash"], payload.get("embed_hash", ""), np.asarray(vector, dtype=np.float32))
+                    payload["hash"], payload.get("embed_hash", ""), np.asarray(vector, dtype=np.float32),
+                    _window_vectors(point))
         return points
 
     def publish(
         self,
-        entries: Sequence[tuple[Chunk, Page, Sequence[float], list[str]]],
+        entries: Sequence[tuple[Chunk, Page, Sequence[float], list[str], WindowVectors | None]],
         metadata: dict[str, Any],
         dimension: int,
     ) -> str:
         """Writes a complete new collection, then atomically points the alias at it. Each entry
-        is a chunk, its page, its dense vector and its lexical terms (stored, so that loading
-        the book need not analyse every passage again)."""
+        is a chunk, its page, its dense vector, its lexical terms (stored, so that loading the
+        book need not analyse every passage again) and its windows' vectors, if it was read in
+        several."""
         name = f"{self.alias}-{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:6]}"
         self.client.create_collection(
             name,
-            vectors_config={DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE)},
+            vectors_config={
+                DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE),
+                WINDOWS: models.VectorParams(  # read back, never searched: no graph built for it
+                    size=dimension, distance=models.Distance.COSINE, hnsw_config=models.HnswConfigDiff(m=0),
+                    multivector_config=models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM),
+                ),
+            },
             metadata=metadata | {"points": POINT_FORMAT},
         )
         for start in range(0, len(entries), 256):  # points made a batch at a time: less memory
             self.client.upsert(name, [
                 models.PointStruct(
                     id=chunk.id,
-                    vector={DENSE: np.asarray(dense, dtype=np.float32).tolist()},
+                    vector={
+                        DENSE: np.asarray(dense, dtype=np.float32).tolist(),
+                        **({WINDOWS: windows.vectors.tolist()} if windows else {}),
+                    },
                     payload={
                         **chunk.model_dump(),
                         "hash": chunk.content_hash,
                         "embed_hash": chunk.embedding_hash,
                         "terms": " ".join(terms),
+                        **({"spans": [list(span) for span in windows.spans]} if windows else {}),
                         **({"page": page.model_dump()} if chunk.position == 0 else {}),
                     },
                 )
-                for chunk, page, dense, terms in entries[start : start + 256]
+                for chunk, page, dense, terms, windows in entries[start : start + 256]
             ], wait=True)
         operations: list[models.CreateAliasOperation | models.DeleteAliasOperation] = []
         if self.current_collection():
@@ -291,25 +316,30 @@ class BookIndex:
             raise BookNotIngested(f"book {self.book!r} has not been ingested yet")
         return name
 
-    def chunks_with_vectors(self) -> tuple[list[Chunk], np.ndarray, list[str | None]]:
+    def chunks_with_vectors(
+        self,
+    ) -> tuple[list[Chunk], np.ndarray, list[str | None], list[WindowVectors | None]]:
         """Every chunk of the served collection (in page order), its dense vector (a float32
-        row) and its lexical terms as ingest stored them, space-separated (None from a build
-        that did not store them so). Each page of points is converted as it arrives: a
-        vector as Python floats takes six times the memory."""
+        row), its lexical terms as ingest stored them, space-separated (None from a build
+        that did not store them so) and its windows' vectors (None for a passage read in one,
+        or from a build that did not keep them). Each page of points is converted as it
+        arrives: a vector as Python floats takes six times the memory."""
         name = self._served()
         chunks: list[Chunk] = []
         vectors: list[np.ndarray] = []
         terms: list[str | None] = []
-        for point in self._scroll(name, with_payload=True, with_vectors=[DENSE]):
+        windows: list[WindowVectors | None] = []
+        for point in self._scroll(name, with_payload=True, with_vectors=True):
             dense = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
             if point.payload and isinstance(dense, list):
                 chunks.append(_chunk(point.payload))
                 vectors.append(np.asarray(dense, dtype=np.float32))
                 stored = point.payload.get("terms")
                 terms.append(stored if isinstance(stored, str) else None)
+                windows.append(_window_vectors(point))
         order = sorted(range(len(chunks)), key=lambda i: (chunks[i].source_path, chunks[i].position))
         matrix = np.stack([vectors[i] for i in order]) if order else np.zeros((0, 0), dtype=np.float32)
-        return [chunks[i] for i in order], matrix, [terms[i] for i in order]
+        return [chunks[i] for i in order], matrix, [terms[i] for i in order], [windows[i] for i in order]
 
     def pages(self) -> list[Page]:
         points = self._scroll(self._served(), scroll_filter=match(position=0), with_payload=["page"])
@@ -337,5 +367,14 @@ def match(**fields: str | int) -> models.Filter:
 
 def _chunk(payload: dict[str, Any]) -> Chunk:
     return Chunk.model_validate(
-        {k: v for k, v in payload.items() if k not in ("hash", "embed_hash", "page", "terms")}
+        {k: v for k, v in payload.items() if k not in ("hash", "embed_hash", "page", "terms", "spans")}
     )
+
+
+def _window_vectors(point: models.Record) -> WindowVectors | None:
+    """The windows' vectors of a point read with WINDOWS and the `spans` payload, if it has them."""
+    vectors = point.vector.get(WINDOWS) if isinstance(point.vector, dict) else None
+    spans = (point.payload or {}).get("spans")
+    if not isinstance(vectors, list) or not isinstance(spans, list) or len(spans) != len(vectors):
+        return None
+    return WindowVectors([(int(start), int(end)) for start, end in spans], np.asarray(vectors, dtype=np.float32))

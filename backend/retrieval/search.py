@@ -10,7 +10,9 @@ every embedding model:
   as contained when the passage has them: they name the subject, the window answers);
 - semantic: the cosine similarity of the window's passage to the question, rescaled so that 0
   is the question's average similarity to the rest of the book and 1 a perfect match
-  ((cos − mean) / (1 − mean)); it uses the vectors stored at ingest, so it costs no embedding.
+  ((cos − mean) / (1 − mean)); of a passage longer than the embedding model reads, that of
+  the part of it the model read the window in (`BookCorpus.read_in_parts`); it uses the
+  vectors stored at ingest, so it costs no embedding.
 `support` is their geometric mean (both must hold: see sentences.Window.support);
 grounding/status.py turns it into an answer status. A change to how support is scored changes
 what a book's calibration measures: bump calibration.METHOD.
@@ -100,7 +102,7 @@ class BookCorpus:
 
     def __init__(self, index: BookIndex):
         self.collection = index.current_collection() or ""
-        self.chunks, self.vectors, stored_terms = index.chunks_with_vectors()
+        self.chunks, self.vectors, stored_terms, parts = index.chunks_with_vectors()
         self.postings = lexical.Postings(
             stored.split() if stored is not None else lexical.terms(chunk.embedding_text)  # an older build
             for chunk, stored in zip(self.chunks, stored_terms, strict=True)
@@ -108,6 +110,11 @@ class BookCorpus:
         norms = np.linalg.norm(self.vectors, axis=1, keepdims=True)
         self.vectors /= np.where(norms == 0, 1, norms)
         self.row = {chunk.id: i for i, chunk in enumerate(self.chunks)}
+        # A passage the embedding model read in parts, by row: their unit vectors and spans.
+        self.parts = {row: stored for row, stored in enumerate(parts) if stored is not None}
+        for stored in self.parts.values():
+            stored.vectors /= np.maximum(np.linalg.norm(stored.vectors, axis=1, keepdims=True), 1e-12)
+        self.part_terms: Callable[[int], list[frozenset[str]]] = lru_cache(maxsize=TERM_SETS)(self._part_terms)
         self.pages = index.pages()
         # A passage's terms as a set, made when a search reads it (a set for every passage of a
         # big book would take more memory than its text).
@@ -131,6 +138,19 @@ class BookCorpus:
     def _terms_of(self, chunk_id: str) -> frozenset[str]:
         row = self.row.get(chunk_id)
         return self.postings.terms_of(row) if row is not None else frozenset()
+
+    def _part_terms(self, row: int) -> list[frozenset[str]]:
+        text = self.chunks[row].text
+        return [frozenset(lexical.terms(text[start:end], compounds=False)) for start, end in self.parts[row].spans]
+
+    def read_in_parts(self, row: int, query_unit: np.ndarray, cosines: np.ndarray) -> list[tuple[frozenset[str], float]]:
+        """For a passage the model read in parts (else []): each part's terms and its semantic
+        score, measured against the rest of the book as its passage's is (`semantic_scores`)."""
+        if row not in self.parts:
+            return []
+        others = (cosines.sum() - cosines[row]) / (len(cosines) - 1) if len(cosines) > 1 else 0.0
+        scores = np.maximum(0.0, (self.parts[row].vectors @ query_unit - others) / max(1 - others, 1e-9))
+        return list(zip(self.part_terms(row), scores.tolist(), strict=True))
 
     def idf(self, term: str) -> float:
         return self.postings.idf(term)
@@ -347,8 +367,8 @@ class Retriever:
     ) -> SearchResult:
         corpus = self.corpus
         scope = self._scope(corpus, module, lesson)
-        embedded = self.embedder.embed_query(corpus.distinctive(query.whole))
-        cosines = corpus.cosines(np.asarray(embedded, dtype=np.float32))
+        embedded = np.asarray(self.embedder.embed_query(corpus.distinctive(query.whole)), dtype=np.float32)
+        cosines = corpus.cosines(embedded)
         inside = corpus.in_scope(scope)
         ranked_lists: list[list[tuple[str, float]]] = []
         if self.mode in ("hybrid", "dense"):
@@ -380,7 +400,7 @@ class Retriever:
             if leader and all(h.chunk.id != leader for h in hits):
                 hits.append(ScoredChunk(chunks[leader], fused[leader]))
         hits = _with_section_neighbours(corpus, hits)
-        return SearchResult(hits, self._evidence(corpus, query, cosines, hits, page, rerank))
+        return SearchResult(hits, self._evidence(corpus, query, embedded, cosines, hits, page, rerank))
 
     @staticmethod
     def _scope(corpus: BookCorpus, module: str | None, lesson: str | None) -> dict[str, str]:
@@ -411,6 +431,7 @@ class Retriever:
         self,
         corpus: BookCorpus,
         query: Query,
+        query_vector: np.ndarray,
         cosines: np.ndarray,
         hits: list[ScoredChunk],
         page: str | None,
@@ -436,8 +457,11 @@ class Retriever:
             if context and own:  # "Why?" has no words of its own: all of them choose
                 said = own_weights.share(window.terms)
                 window.own = _read_in_passage(said, own_weights.share(terms))
+        unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
+        parts = {hit.chunk.id: corpus.read_in_parts(corpus.row[hit.chunk.id], unit, cosines)
+                 for hit in hits[:EVIDENCE_PASSAGES]}
         for window in windows:
-            window.semantic = similarity[window.chunk_id]
+            window.semantic = _read_where_it_is(window, parts[window.chunk_id], similarity[window.chunk_id])
         topical = float(semantic.max())
         kind = {hit.chunk.id: hit.chunk.kind for hit in hits}
         # A lesson says it in full; a summary or overview restates it: quote the lesson.
@@ -482,6 +506,16 @@ class Retriever:
         written = "\n".join((query.text, *query.pasted))
         windows = _distinct(_past_the_readers_words(windows, sentences, written, continued))
         return Evidence(support, topical, windows, unmentioned, one_page, similarity, measured)
+
+
+def _read_where_it_is(window: Window, parts: list[tuple[frozenset[str], float]], passage: float) -> float:
+    """The semantic score of the part of a long passage the model read `window` in: of the
+    parts that read most of its words (two overlap where one was cut), the nearer; the
+    passage's own where it was read whole, or no part reads any of the window's words."""
+    read = [len(window.terms & terms) for terms, _ in parts]
+    if not any(read):
+        return passage
+    return max(score for (_, score), words in zip(parts, read, strict=True) if words == max(read))
 
 
 def _read_in_passage(said: float, passage: float) -> float:

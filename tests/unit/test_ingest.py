@@ -587,14 +587,16 @@ def word_pieces(text: str) -> int:
 def test_a_long_passage_is_read_in_windows_the_model_reads_whole() -> None:
     header, text = "kitchen › Bread › Kneading", KNEADING + SAFETY
     windows = read_whole(header, text)
-    assert windows[0] == (f"{header}\n\n{text}", MAX_TOKENS)  # as written: what the model reads of it
-    assert word_pieces(windows[0][0]) > MAX_TOKENS and len(windows) > 1
-    assert all(word_pieces(window) == tokens <= MAX_TOKENS for window, tokens in windows[1:])
-    further = [window.removeprefix(f"{header}\n\n") for window, _ in windows[1:]]
+    assert windows[0][:2] == (f"{header}\n\n{text}", MAX_TOKENS)  # as written: what the model reads of it
+    assert word_pieces(windows[0].text) > MAX_TOKENS and len(windows) > 1
+    assert word_pieces(f"{header}\n\n{text[: windows[0].end]}") == MAX_TOKENS  # the span it reads
+    assert all(word_pieces(window.text) == window.word_pieces <= MAX_TOKENS for window in windows[1:])
+    further = [window.text.removeprefix(f"{header}\n\n") for window in windows[1:]]
+    assert further == [text[window.start : window.end] for window in windows[1:]]
     assert all(f". {window[:40]}" in text for window in further)  # each starts a sentence
-    assert SAFETY in further[-1]  # the end is read whole
+    assert SAFETY in further[-1] and windows[-1].end == len(text)  # the end is read whole
     short = f"{header}\n\n{SAFETY}"
-    assert read_whole(header, SAFETY) == [(short, word_pieces(short))]
+    assert read_whole(header, SAFETY) == [(short, word_pieces(short), 0, len(SAFETY))]
 
 
 def test_the_end_of_a_long_passage_is_found_by_dense_search(
@@ -614,6 +616,58 @@ def test_the_end_of_a_long_passage_is_found_by_dense_search(
     assert report.chunks == 3
     hits = ranked(index, embedder, "where is the thing for putting out flames kept?", 3, mode="dense")
     assert hits[0].source_path == "01-kitchen/01-bread.md"
+
+
+def test_a_quote_from_a_long_passage_is_as_near_as_the_part_the_model_read_it_in(
+    tmp_path: Path, index: BookIndex, embedder: LocalEmbedder
+) -> None:
+    """The passage's vector is the mean of its windows: a sentence about fire extinguishers at
+    the end of a page on kneading is nearer a question about them than the page as a whole,
+    and the kneading sentences farther."""
+    book = write_book(tmp_path / "docs", {
+        "01-kitchen/01-bread.md": f"---\ntitle: Bread\n---\n# Bread\n\n## Kneading\n\n{KNEADING}{SAFETY}\n",
+        "01-kitchen/02-pasta.md": "---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\n"
+        "Salt the water generously and bring it to a rolling boil before the pasta goes in.\n",
+    })
+    run(book, index, embedder)
+    evidence = Retriever(index, embedder).search("where does the fire extinguisher hang?").evidence
+    bread = next(chunk_id for chunk_id in evidence.similarity if "extinguisher" in chunk_text(index, chunk_id))
+    windows = [window for window in evidence.windows if window.chunk_id == bread]
+    safety = next(w for w in windows if "extinguisher" in w.text)
+    assert safety.semantic > evidence.similarity[bread]
+    assert all(w.semantic < safety.semantic for w in windows if "extinguisher" not in w.text)
+
+
+def test_a_book_of_one_long_passage_is_read_in_parts_without_a_book_to_compare_with(
+    tmp_path: Path, index: BookIndex, embedder: LocalEmbedder
+) -> None:
+    book = write_book(tmp_path / "docs", {
+        "01-kitchen/01-bread.md": f"---\ntitle: Bread\n---\n# Bread\n\n## Kneading\n\n{KNEADING}{SAFETY}\n",
+    })
+    assert run(book, index, embedder).chunks == 1
+    evidence = Retriever(index, embedder).search("where does the fire extinguisher hang?").evidence
+    assert evidence.windows and all(0 < w.semantic <= 1 for w in evidence.windows)
+    assert math.isfinite(evidence.support)
+
+
+def test_a_reused_long_passage_keeps_its_windows(tmp_path: Path, index: BookIndex, embedder: LocalEmbedder) -> None:
+    book = write_book(tmp_path / "docs", {
+        "01-kitchen/01-bread.md": f"---\ntitle: Bread\n---\n# Bread\n\n## Kneading\n\n{KNEADING}{SAFETY}\n",
+        "01-kitchen/02-pasta.md": "---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\nSalt the water well.\n",
+    })
+    run(book, index, embedder)
+    kept = {point.content_hash: point.windows for point in index.stored_points().values()}
+    (book / "01-kitchen/02-pasta.md").write_text("---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\nSalt it.\n")
+    again = run(book, index, embedder)
+    assert again.embedded == 1 and again.reused == 1
+    windows = [point.windows for point in index.stored_points().values() if point.windows is not None]
+    assert len(windows) == 1 and len(windows[0].spans) == len(windows[0].vectors) > 1
+    before = next(w for w in kept.values() if w is not None)
+    assert windows[0].spans == before.spans and np.array_equal(windows[0].vectors, before.vectors)
+
+
+def chunk_text(index: BookIndex, chunk_id: str) -> str:
+    return next(chunk.text for chunk in index.chunks_with_vectors()[0] if chunk.id == chunk_id)
 
 
 def test_a_passage_read_in_windows_cut_another_way_is_embedded_anew_and_no_other(
@@ -637,9 +691,9 @@ def test_a_window_without_a_sentence_end_starts_at_a_word() -> None:
     text = " ".join(f"internationalisation{i} unbelievably" for i in range(120))  # no sentence ends
     windows = read_whole(header, text)
     assert len(windows) > 2
-    for window, tokens in windows[1:]:
+    for window, tokens, start, _ in windows[1:]:
         body = window.removeprefix(f"{header}\n\n")
-        assert f" {body}" in f" {text}" and text[text.index(body) - 1] == " "  # a whole word first
+        assert text.startswith(body, start) and text[start - 1] == " "  # a whole word first
         assert word_pieces(window) == tokens <= MAX_TOKENS
 
 

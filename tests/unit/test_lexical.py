@@ -44,7 +44,7 @@ def reference(served: tuple[BookIndex, BookCorpus]) -> tuple[dict[str, int], str
     """The book's passages as Qdrant sparse vectors with its IDF modifier, weighted by BM25 from
     the terms ingest stored, in a collection beside the served one; and the vocabulary."""
     index, _ = served
-    chunks, _, term_lists = index.chunks_with_vectors()
+    chunks, _, term_lists, _ = index.chunks_with_vectors()
     lists = [terms.split() if terms else [] for terms in term_lists]
     average = sum(map(len, lists)) / len(lists)
     vocabulary: dict[str, int] = {}
