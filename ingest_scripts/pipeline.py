@@ -225,7 +225,8 @@ def plan_markdown(
         if path.suffix == ".rst":
             parsed = chunk_rest_page(
                 source, rel, Path(on_site).with_suffix("").as_posix(), rest_titles,
-                book=book, module=module, url=url, lesson_id=lesson_id,
+                book=book, module=module, url=url, lesson_id=lesson_id, source_dir=layout.docs,
+                book_folder=root,
             )
         else:
             parsed = chunk_page(

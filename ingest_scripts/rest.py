@@ -15,11 +15,14 @@ import posixpath
 import re
 from collections.abc import Mapping
 from contextvars import ContextVar
+from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from docutils import nodes
 from docutils.core import publish_doctree, publish_from_doctree
 from docutils.parsers.rst import Directive, directives, roles
+from docutils.parsers.rst.directives.misc import Include
 from docutils.parsers.rst.languages import en
 from docutils.utils import Reporter
 from docutils.writers.html5_polyglot import HTMLTranslator, Writer
@@ -35,7 +38,9 @@ _ROLE_NAME = re.compile(r"(?<![\w`\\]):(?P<name>[A-Za-z][\w.+-]*(?::[A-Za-z][\w.
 _SETTINGS = {
     "report_level": Reporter.SEVERE_LEVEL + 1,  # what docutils cannot read is left out, silently
     "halt_level": Reporter.SEVERE_LEVEL + 1,
-    "file_insertion_enabled": False,  # `.. include::` and `.. raw:: :file:` read no other file
+    # `.. raw:: :file:` and `.. csv-table:: :file:` read no other file; `.. include::` reads
+    # one of the book's own (_Include)
+    "file_insertion_enabled": False,
     "raw_enabled": False,
     "syntax_highlight": "none",
     "input_encoding": "unicode",
@@ -127,6 +132,70 @@ for _name in _VERSION_LEADS:
     directives.register_directive(_name, _VersionChange)
 
 
+# What one page may pull in with `.. include::`, counted by the files' sizes: a few files that
+# each include the next several times (clipped differently, so none is a loop) would otherwise
+# grow without bound.
+MAX_INCLUDED_CHARS = 4_000_000
+
+
+class _Include(Include):
+    """`.. include::` as Sphinx reads it (a path from "/" is from the project's source folder),
+    of a file inside the book's folder (none hidden, as `.git/config` or `.env`) or one of
+    docutils' own substitution sets (`<isonum.txt>`); any other is left out. Sphinx projects pull
+    a command's reference, a shared list of links or an example into their pages so. No other
+    parser (it would read with files let in) and no tab width (a wide one would expand a small
+    file without bound): an option it does not take leaves the include out."""
+
+    option_spec: ClassVar[dict[str, object]] = {
+        name: kind for name, kind in Include.option_spec.items() if name not in ("parser", "tab-width")
+    }
+
+    def run(self) -> list[nodes.Node]:
+        if _inclusion.get() is None:
+            raise self.warning(f'"{self.name}": no book folder to read it from')
+        settings = self.state.document.settings
+        allowed = settings.file_insertion_enabled
+        settings.file_insertion_enabled = True  # for this directive only: what it inserts is read later
+        try:
+            return super().run()
+        finally:
+            settings.file_insertion_enabled = allowed
+
+    def read_file(self, path: object) -> str:
+        inclusion, target = _inclusion.get(), Path(str(path)).resolve()
+        if inclusion is None or not inclusion.allows(target):
+            raise self.warning(f'"{self.name}" of a file outside the book')
+        size = target.stat().st_size
+        if size > inclusion.left:
+            raise self.warning(f'"{self.name}": the page pulls in too much')
+        inclusion.left -= size  # the whole file, whatever part of it is kept
+        self.options.setdefault("encoding", "utf-8")  # the page itself comes decoded ("unicode")
+        text = super().read_file(target)
+        _register_roles(text)
+        return text
+
+
+@dataclass
+class _Inclusion:
+    """What the page being read may include: files of `folder`, `left` characters more."""
+
+    folder: Path
+    left: int = MAX_INCLUDED_CHARS
+
+    def allows(self, target: Path) -> bool:
+        if not target.is_file():
+            return False
+        if target.is_relative_to(Include.standard_include_path.resolve()):
+            return True
+        return target.is_relative_to(self.folder) and not any(
+            part.startswith(".") for part in target.relative_to(self.folder).parts
+        )
+
+
+directives.register_directive("include", _Include)
+_inclusion: ContextVar[_Inclusion | None] = ContextVar("rest_inclusion", default=None)
+
+
 class Titles:
     """What Sphinx shows for a cross-reference with no title of its own: the title of the page
     `:doc:` names, the title of the section a `:ref:` label stands before."""
@@ -179,28 +248,39 @@ class _Translator(HTMLTranslator):
         raise nodes.SkipNode
 
 
-def read_rest(source: str, docname: str, titles: Titles | None = None) -> HtmlPage | None:
+def read_rest(
+    source: str, docname: str, titles: Titles | None = None, source_dir: Path | None = None,
+    book_folder: Path | None = None,
+) -> HtmlPage | None:
     """The page as its Sphinx build shows it, or None for a page with nothing to read (one
-    that only holds a toctree). `titles` are the book's, for cross-references."""
+    that only holds a toctree). `titles` are the book's, for cross-references; `source_dir`,
+    the Sphinx project's source folder (`docname` is the page's path in it, without the
+    suffix), where the files the page includes are found; they are read from `book_folder`
+    only (by default `source_dir`; no folder, no file)."""
     source = _FILE_METADATA.sub("", source)  # Sphinx takes it out before the page is read
     _register_roles(source)
-    token = _page.set((titles or Titles({}), docname))
+    readable = book_folder or source_dir
+    inclusion = _Inclusion(readable.resolve()) if readable is not None else None
+    page, included = _page.set((titles or Titles({}), docname)), _inclusion.set(inclusion)
+    settings = _SETTINGS | ({"root_prefix": str(source_dir.resolve())} if source_dir else {})
     try:
-        doctree = publish_doctree(source, source_path=docname, settings_overrides=_SETTINGS)
+        path = str(source_dir.resolve() / f"{docname}.rst") if source_dir else docname
+        doctree = publish_doctree(source, source_path=path, settings_overrides=settings)
     finally:
-        _page.reset(token)
+        _page.reset(page)
+        _inclusion.reset(included)
     writer = Writer()
     writer.translator_class = _Translator
-    html = publish_from_doctree(doctree, writer=writer, settings_overrides=_SETTINGS)
+    html = publish_from_doctree(doctree, writer=writer, settings_overrides=settings)
     return read_page(html)
 
 
 def chunk_rest_page(
     source: str, source_path: str, docname: str, titles: Titles, *, book: str, module: str, url: str,
-    lesson_id: str,
+    lesson_id: str, source_dir: Path | None = None, book_folder: Path | None = None,
 ) -> ParsedPage | None:
     """The page's record and passages (None when it has nothing to read), as a built page's."""
-    page = read_rest(source, docname, titles)
+    page = read_rest(source, docname, titles, source_dir, book_folder)
     if page is None:
         return None
     return chunk_html_page(

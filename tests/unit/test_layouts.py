@@ -26,6 +26,7 @@ from ingest_scripts.layouts import (
     detect_layout,
 )
 from ingest_scripts.pipeline import BookPlan, IngestError, plan_book
+from ingest_scripts import rest
 from ingest_scripts.rest import read_rest
 from tests.support.books import write_book
 
@@ -793,6 +794,43 @@ def test_a_sphinx_rest_project_reads_as_its_real_build(tmp_path: Path) -> None:
     assert "Added in version 2.1: Calibration remembers its offset." in install
     api = next(c.text for c in plan.chunks if c.source_path == "api.rst")
     assert "The `Gauge` class." in api and "autofunction" not in api and "gauges.read" not in api
+
+
+def test_a_rest_page_shows_what_it_includes_from_its_book_and_nothing_from_elsewhere(tmp_path: Path) -> None:
+    """Sphinx projects pull a command's reference into its page (`.. include:: create.rst.inc`);
+    a path from "/" is from the project's folder, as Sphinx reads it. A file outside the book's
+    folder (a secret beside it, a system file) or hidden in it is left out, as are another
+    parser, a tab width (a wide one would blow a small file up) and a page that includes too
+    much (each include counted whole, whatever part of it is kept)."""
+    root = write_book(tmp_path / "project", {
+        "secret.txt": "The password is hunter2.",
+        "docs/.env": "PASSWORD=swordfish\n",
+        "docs/conf.py": 'project = "Borg"\n',
+        "docs/index.rst": "Borg\n====\n\n.. toctree::\n\n   usage/create\n",
+        "docs/links.inc": ".. |tool| replace:: Borg the backup tool\n",
+        "docs/usage/create.rst": ".. include:: /links.inc\n\n.. include:: create.rst.inc\n\n"
+        ".. include:: ../../secret.txt\n\n.. include:: /etc/hostname\n\n.. include:: ../.env\n\n"
+        ".. include:: /links.inc\n   :tab-width: 3000000\n\n.. include:: /links.inc\n   :parser: rst\n\n"
+        "Examples\n~~~~~~~~\n\n"
+        f"Run it nightly. {PROSE}\n",
+        "docs/usage/create.rst.inc": f"Create\n------\n\n|tool| makes an archive. {PROSE}\n\n.. include:: options.rst.inc\n",
+        "docs/usage/options.rst.inc": f"Options\n~~~~~~~\n\nThe --stats option prints statistics. {PROSE}\n",
+    })
+    plan = plan_book(root / "docs", "borg")
+    text = "\n".join(c.text for c in plan.chunks if c.source_path == "usage/create.rst")
+    assert "Borg the backup tool makes an archive." in text and "The --stats option prints statistics." in text
+    assert "Run it nightly." in text
+    assert "hunter2" not in text and "swordfish" not in text and "include" not in text
+    assert next(p.title for p in plan.pages if p.source_path == "usage/create.rst") == "Create"
+    assert {c.section for c in plan.chunks if c.source_path == "usage/create.rst"} >= {"Options", "Examples"}
+
+    looping = tmp_path / "looping"
+    write_book(looping, {"conf.py": 'project = "L"\n', "index.rst": f"Home\n====\n\n{PROSE}\n\n.. include:: a.inc\n",
+                         "a.inc": "A line.\n\n" + "".join(f".. include:: b.inc\n   :end-line: {i}\n\n" for i in range(1, 41)),
+                         "b.inc": ("Bees hum. " * 10 + "\n") * 1_200})
+    read = "\n".join(c.text for c in plan_book(looping, "l").chunks)
+    included = rest.MAX_INCLUDED_CHARS // len(("Bees hum. " * 10 + "\n") * 1_200)  # whole files the budget holds
+    assert "A line." in read and 0 < read.count("Bees hum.") <= 10 * sum(range(1, included + 1)) < 10 * sum(range(41))
 
 
 def test_rest_pages_read_as_sphinx_shows_them_whatever_their_metadata_options_and_builders() -> None:
