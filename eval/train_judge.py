@@ -1,12 +1,15 @@
 """Learn the answer judge (backend/grounding/judge.py) from labelled question sets, and measure it
 leaving one book out.
 
-    python eval/train_judge.py SETS.tsv RESULTS_DIR [--write backend/grounding/judge.json]
+    python eval/train_judge.py SETS.tsv RESULTS_DIR [--write backend/grounding/judge.json] [--judge FILE]
 
 SETS.tsv: one line per question set, `name<TAB>questions.jsonl<TAB>book` (more columns are
 ignored); RESULTS_DIR/<name>.jsonl: that set's `lectern eval` results, which carry each answer's
 signals (`judgment`). The judge only decides status and confidence, never what is quoted, so a
-judge's figures on a set follow from the results without running the set again.
+judge's figures on a set follow from the results without running the set again: `--judge FILE`
+adds the figures of that judge (the packaged one, say) beside those of the judge learned
+without the set's book. An answer the run's own judge declined cannot be given back: measure
+on runs whose judge declines nothing (`found_at` 0) to compare judges.
 
 Labels: `answers`, the book answers the question (it is not one of the set's unanswerable
 questions); `right` (backend/evaluation.py), the first citation is a gold page and the answer
@@ -173,8 +176,10 @@ def main() -> None:
     parser.add_argument("sets", type=Path)
     parser.add_argument("results", type=Path)
     parser.add_argument("--write", type=Path, help="write the judge learned on every book here")
+    parser.add_argument("--judge", type=Path, help="also decide every set with this judge file")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    given = Judge.load(args.judge) if args.judge else None
     samples, every = load(args.sets, args.results)
     works = sorted({work_of(s.book) for s in samples})
     judges = {work: learn([s for s in samples if work_of(s.book) != work]) for work in works}
@@ -183,15 +188,18 @@ def main() -> None:
         judge = judges.get(work_of(book))
         after = [(q, decided(judge, r)) for q, r in rows] if judge else rows
         report[name] = {"as run": metrics(rows), "judged (book left out)": metrics(after)}
+        if given:
+            report[name][f"judged ({args.judge.name})"] = metrics([(q, decided(given, r)) for q, r in rows])
     if args.json:
         print(json.dumps(report, indent=2))
     else:
         cols = ("first_citation_hit", "phrase_hit", "false_abstention", "abstention", "found_precision",
                 "high_precision")
-        print(f"{'set':22} {'':24} " + " ".join(f"{c[:12]:>12}" for c in cols))
+        width = max(len(label) for rows in report.values() for label in rows)
+        print(f"{'set':22} {'':{width}} " + " ".join(f"{c[:12]:>12}" for c in cols))
         for name, both in report.items():
             for label, m in both.items():
-                print(f"{name:22} {label:24} " + " ".join(f"{'' if m[c] is None else m[c]:>12}" for c in cols))
+                print(f"{name:22} {label:{width}} " + " ".join(f"{'' if m[c] is None else m[c]:>12}" for c in cols))
     if args.write:
         judge = learn(samples)
         args.write.write_text(json.dumps(judge.to_dict(), indent=1) + "\n")
