@@ -248,8 +248,9 @@ async def test_a_selection_question_is_answered_next_to_it_without_repeating_it(
         # The section "What Are Nodes?" is cut into chunks; its definition is in the one that
         # matches the question less well than its continuation. Since a long passage's vector is
         # of all of it, not of its first 256 word pieces, the definition's passage comes nearer
-        # it still less, and the continuation is quoted alone (docs/evaluation.md, "A long
-        # passage read whole"): a known loss, kept here until a reader of sentences mends it.
+        # it still less and is not among the search's best, so scoring a quote by the part the
+        # model read it in cannot bring it back (docs/evaluation.md, "Every set"): a known
+        # loss, kept here until a reader of sentences mends it.
         pytest.param(
             "What is a ROS 2 node?", "a node is an independent process", "02-nodes-topics-services.md",
             marks=pytest.mark.xfail(strict=True, reason="the definition's passage is read whole and comes less near"),
