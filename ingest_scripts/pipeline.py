@@ -436,13 +436,14 @@ def ingest(
         return report
 
     # A vector is reusable when its text is unchanged, even if the URL or metadata moved, and
-    # the passage was read as it is now (in one window, or in windows cut the same way).
+    # the passage was read as it is now: in one window, or in windows cut the same way and kept.
     same_windows = previous.get("windows") == WINDOWS
     by_text = {point.embedding_hash: (point.dense, point.windows) for point in stored.values()}
     reusable = {
         chunk.id: by_text[chunk.embedding_hash] for chunk in plan.chunks
         if chunk.embedding_hash in by_text
-        and (same_windows or len(embedder.windows(chunk.header, chunk.text)) == 1)
+        and ((same_windows and by_text[chunk.embedding_hash][1] is not None)
+             or len(embedder.windows(chunk.header, chunk.text)) == 1)
     }
     # Similar lengths in a batch waste less padding: the PyTorch build about a third faster on
     # CPU (the default ONNX build embeds one text a run and pads nothing).

@@ -6,6 +6,7 @@ removed by the next one. The collection's metadata records which embedding model
 vectors, so a different model triggers a clean rebuild instead of a mix.
 """
 
+import base64
 import ctypes
 import ctypes.util
 import functools
@@ -29,13 +30,13 @@ from backend.config import Settings
 from backend.retrieval.models import Chunk, Page
 
 DENSE = "dense"
-# A passage longer than the embedding model reads is embedded in windows (`read_whole`); their
-# vectors are kept beside the pooled one, for telling which part of it a quote is in.
-WINDOWS = "windows"
 # What a point holds besides its dense vector: the chunk, its lexical terms as one string (a
-# list of strings costs ten times the memory in embedded Qdrant) and, on a page's first chunk,
-# the page. Bump when it changes: the next ingest then rebuilds the points (re-using vectors).
-POINT_FORMAT = "chunk+terms+first-page+windows/3"
+# list of strings costs ten times the memory in embedded Qdrant), on a page's first chunk the
+# page, and for a passage longer than the embedding model reads, the windows it was read in
+# (`read_whole`): the characters each reads (`spans`) and their vectors, float32 in one base64
+# string (`parts`; read back, never searched: as a Qdrant multivector, embedded Qdrant held the
+# Python docs' 14,000 in 236 MB, as one string a point in about 30). Bump when it changes: the next ingest then rebuilds the points (re-using vectors).
+POINT_FORMAT = "chunk+terms+first-page+parts/3"
 # Points read per call: embedded Qdrant sorts every id of the collection on each call, so small
 # pages make reading a big book quadratic; a server's responses stay a few MB.
 SCROLL_PAGE = 4096
@@ -229,7 +230,7 @@ class BookIndex:
         points: dict[str, StoredPoint] = {}
         if name is None:
             return points
-        for point in self._scroll(name, with_payload=["hash", "embed_hash", "spans"], with_vectors=True):
+        for point in self._scroll(name, with_payload=["hash", "embed_hash", "spans", "parts"], with_vectors=[DENSE]):
             vector = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
             if point.payload and isinstance(vector, list):
                 payload = point.payload
@@ -251,29 +252,21 @@ class BookIndex:
         name = f"{self.alias}-{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:6]}"
         self.client.create_collection(
             name,
-            vectors_config={
-                DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE),
-                WINDOWS: models.VectorParams(  # read back, never searched: no graph built for it
-                    size=dimension, distance=models.Distance.COSINE, hnsw_config=models.HnswConfigDiff(m=0),
-                    multivector_config=models.MultiVectorConfig(comparator=models.MultiVectorComparator.MAX_SIM),
-                ),
-            },
+            vectors_config={DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE)},
             metadata=metadata | {"points": POINT_FORMAT},
         )
         for start in range(0, len(entries), 256):  # points made a batch at a time: less memory
             self.client.upsert(name, [
                 models.PointStruct(
                     id=chunk.id,
-                    vector={
-                        DENSE: np.asarray(dense, dtype=np.float32).tolist(),
-                        **({WINDOWS: windows.vectors.tolist()} if windows else {}),
-                    },
+                    vector={DENSE: np.asarray(dense, dtype=np.float32).tolist()},
                     payload={
                         **chunk.model_dump(),
                         "hash": chunk.content_hash,
                         "embed_hash": chunk.embedding_hash,
                         "terms": " ".join(terms),
-                        **({"spans": [list(span) for span in windows.spans]} if windows else {}),
+                        **({"spans": [list(span) for span in windows.spans], "parts": _packed(windows.vectors)}
+                           if windows else {}),
                         **({"page": page.model_dump()} if chunk.position == 0 else {}),
                     },
                 )
@@ -329,7 +322,7 @@ class BookIndex:
         vectors: list[np.ndarray] = []
         terms: list[str | None] = []
         windows: list[WindowVectors | None] = []
-        for point in self._scroll(name, with_payload=True, with_vectors=True):
+        for point in self._scroll(name, with_payload=True, with_vectors=[DENSE]):
             dense = point.vector.get(DENSE) if isinstance(point.vector, dict) else None
             if point.payload and isinstance(dense, list):
                 chunks.append(_chunk(point.payload))
@@ -367,14 +360,21 @@ def match(**fields: str | int) -> models.Filter:
 
 def _chunk(payload: dict[str, Any]) -> Chunk:
     return Chunk.model_validate(
-        {k: v for k, v in payload.items() if k not in ("hash", "embed_hash", "page", "terms", "spans")}
+        {k: v for k, v in payload.items() if k not in ("hash", "embed_hash", "page", "terms", "spans", "parts")}
     )
 
 
+def _packed(vectors: np.ndarray) -> str:
+    return base64.b64encode(np.ascontiguousarray(vectors, dtype="<f4").tobytes()).decode("ascii")
+
+
 def _window_vectors(point: models.Record) -> WindowVectors | None:
-    """The windows' vectors of a point read with WINDOWS and the `spans` payload, if it has them."""
-    vectors = point.vector.get(WINDOWS) if isinstance(point.vector, dict) else None
-    spans = (point.payload or {}).get("spans")
-    if not isinstance(vectors, list) or not isinstance(spans, list) or len(spans) != len(vectors):
+    """The windows a point's passage was read in, from its `spans` and `parts`, if it has them."""
+    payload = point.payload or {}
+    spans, parts = payload.get("spans"), payload.get("parts")
+    if not isinstance(spans, list) or not isinstance(parts, str) or not spans:
         return None
-    return WindowVectors([(int(start), int(end)) for start, end in spans], np.asarray(vectors, dtype=np.float32))
+    vectors = np.frombuffer(base64.b64decode(parts), dtype="<f4").astype(np.float32)
+    if vectors.size % len(spans):
+        return None
+    return WindowVectors([(int(start), int(end)) for start, end in spans], vectors.reshape(len(spans), -1))

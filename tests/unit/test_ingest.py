@@ -666,6 +666,23 @@ def test_a_reused_long_passage_keeps_its_windows(tmp_path: Path, index: BookInde
     assert windows[0].spans == before.spans and np.array_equal(windows[0].vectors, before.vectors)
 
 
+def test_a_long_passage_stored_without_its_parts_is_embedded_anew(
+    tmp_path: Path, index: BookIndex, embedder: LocalEmbedder
+) -> None:
+    book = write_book(tmp_path / "docs", {
+        "01-kitchen/01-bread.md": f"---\ntitle: Bread\n---\n# Bread\n\n## Kneading\n\n{KNEADING}{SAFETY}\n",
+        "01-kitchen/02-pasta.md": "---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\nSalt the water well.\n",
+    })
+    run(book, index, embedder)
+    long_id = next(chunk_id for chunk_id, point in index.stored_points().items() if point.windows is not None)
+    index.client.delete_payload(index.current_collection(), keys=["parts"], points=[long_id])
+    assert index.stored_points()[long_id].windows is None
+    (book / "01-kitchen/02-pasta.md").write_text("---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\nSalt it.\n")
+    again = run(book, index, embedder)
+    assert again.embedded == 2 and again.reused == 0
+    assert index.stored_points()[long_id].windows is not None
+
+
 def chunk_text(index: BookIndex, chunk_id: str) -> str:
     return next(chunk.text for chunk in index.chunks_with_vectors()[0] if chunk.id == chunk_id)
 
