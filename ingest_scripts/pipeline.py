@@ -1,6 +1,7 @@
 """One ingest run: read the docs tree, chunk it, embed only what changed, publish atomically."""
 
 import filecmp
+import functools
 import hashlib
 import json
 import os
@@ -438,12 +439,13 @@ def ingest(
     # A vector is reusable when its text is unchanged, even if the URL or metadata moved, and
     # the passage was read as it is now: in one window, or in windows cut the same way and kept.
     same_windows = previous.get("windows") == WINDOWS
+    read = functools.cache(embedder.windows)  # a passage is cut into windows once, here or below
     by_text = {point.embedding_hash: (point.dense, point.windows) for point in stored.values()}
     reusable = {
         chunk.id: by_text[chunk.embedding_hash] for chunk in plan.chunks
         if chunk.embedding_hash in by_text
         and ((same_windows and by_text[chunk.embedding_hash][1] is not None)
-             or len(embedder.windows(chunk.header, chunk.text)) == 1)
+             or len(read(chunk.header, chunk.text)) == 1)
     }
     # Similar lengths in a batch waste less padding: the PyTorch build about a third faster on
     # CPU (the default ONNX build embeds one text a run and pads nothing).
@@ -451,7 +453,7 @@ def ingest(
         (chunk for chunk in plan.chunks if chunk.id not in reusable),
         key=lambda chunk: len(chunk.embedding_text),
     )
-    readings = {chunk.id: embedder.windows(chunk.header, chunk.text) for chunk in to_embed}
+    readings = {chunk.id: read(chunk.header, chunk.text) for chunk in to_embed}
     fresh: dict[str, tuple[np.ndarray, WindowVectors | None]] = {}  # a passage's vector, its windows'
     for start in range(0, len(to_embed), EMBED_BATCH):
         batch = to_embed[start : start + EMBED_BATCH]
@@ -461,11 +463,11 @@ def ingest(
             raise EmbeddingError(f"the embedding model gave {len(embedded)} vectors for {len(texts)} texts")
         vectors = iter(embedded)
         for chunk in batch:
-            read = readings[chunk.id]
-            own = [next(vectors) for _ in read]
-            dense = np.asarray(pooled(own, [reading.word_pieces for reading in read]), dtype=np.float32)
-            windows = WindowVectors([(r.start, r.end) for r in read], np.asarray(own, dtype=np.float32))
-            fresh[chunk.id] = (dense, windows if len(read) > 1 else None)
+            parts = readings[chunk.id]
+            own = [next(vectors) for _ in parts]
+            dense = np.asarray(pooled(own, [reading.word_pieces for reading in parts]), dtype=np.float32)
+            windows = WindowVectors([(r.start, r.end) for r in parts], np.asarray(own, dtype=np.float32))
+            fresh[chunk.id] = (dense, windows if len(parts) > 1 else None)
         if on_progress:
             on_progress(min(start + EMBED_BATCH, len(to_embed)), len(to_embed))
 

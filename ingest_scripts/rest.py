@@ -259,12 +259,13 @@ def read_rest(
     only (by default `source_dir`; no folder, no file)."""
     source = _FILE_METADATA.sub("", source)  # Sphinx takes it out before the page is read
     _register_roles(source)
-    readable = book_folder or source_dir
-    inclusion = _Inclusion(readable.resolve()) if readable is not None else None
+    source_dir = source_dir.resolve() if source_dir is not None else None
+    readable = book_folder.resolve() if book_folder is not None else source_dir
+    inclusion = _Inclusion(readable) if readable is not None else None
     page, included = _page.set((titles or Titles({}), docname)), _inclusion.set(inclusion)
-    settings = _SETTINGS | ({"root_prefix": str(source_dir.resolve())} if source_dir else {})
+    settings = _SETTINGS | ({"root_prefix": str(source_dir)} if source_dir else {})
     try:
-        path = str(source_dir.resolve() / f"{docname}.rst") if source_dir else docname
+        path = str(source_dir / f"{docname}.rst") if source_dir else docname
         doctree = publish_doctree(source, source_path=path, settings_overrides=settings)
     finally:
         _page.reset(page)

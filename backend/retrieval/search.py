@@ -143,13 +143,13 @@ class BookCorpus:
         text = self.chunks[row].text
         return [frozenset(lexical.terms(text[start:end], compounds=False)) for start, end in self.parts[row].spans]
 
-    def read_in_parts(self, row: int, query_unit: np.ndarray, cosines: np.ndarray) -> list[tuple[frozenset[str], float]]:
+    def read_in_parts(self, row: int, query_unit: np.ndarray, others: float) -> list[tuple[frozenset[str], float]]:
         """For a passage the model read in parts (else []): each part's terms and its semantic
-        score, measured against the rest of the book as its passage's is (`semantic_scores`)."""
+        score, measured against the rest of the book (`others`, the passage's) as its passage's
+        is (`semantic_scores`)."""
         if row not in self.parts:
             return []
-        others = (cosines.sum() - cosines[row]) / (len(cosines) - 1) if len(cosines) > 1 else 0.0
-        scores = np.maximum(0.0, (self.parts[row].vectors @ query_unit - others) / max(1 - others, 1e-9))
+        scores = self.rescaled(self.parts[row].vectors @ query_unit, others)
         return list(zip(self.part_terms(row), scores.tolist(), strict=True))
 
     def idf(self, term: str) -> float:
@@ -243,8 +243,7 @@ class BookCorpus:
 
     def cosines(self, query_vector: np.ndarray) -> np.ndarray:
         """Every passage's cosine similarity to the question."""
-        unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
-        return (self.vectors @ unit).astype(np.float64)
+        return (self.vectors @ _unit(query_vector)).astype(np.float64)
 
     @staticmethod
     def semantic_scores(cosines: np.ndarray) -> np.ndarray:
@@ -253,9 +252,19 @@ class BookCorpus:
         at 0). The rest, not the whole: in a book of a few passages the passage measured would
         weigh in the very average it is measured against. A book of one passage has nothing
         to compare with: its score is the cosine."""
-        if not len(cosines):
-            return np.zeros(0)
-        others = (cosines.sum() - cosines) / (len(cosines) - 1) if len(cosines) > 1 else np.zeros(1)
+        return BookCorpus.rescaled(cosines, BookCorpus.others(cosines))
+
+    @staticmethod
+    def others(cosines: np.ndarray) -> np.ndarray:
+        """For each passage, the question's average similarity to the rest of the book (0 in a
+        book of one passage)."""
+        if len(cosines) < 2:
+            return np.zeros(len(cosines))
+        return (cosines.sum() - cosines) / (len(cosines) - 1)
+
+    @staticmethod
+    def rescaled(cosines: np.ndarray, others: np.ndarray | float) -> np.ndarray:
+        """Cosines rescaled against `others` (`semantic_scores`)."""
         return np.maximum(0.0, (cosines - others) / np.maximum(1 - others, 1e-9))
 
     def page_chunks(self, source_path: str) -> list[Chunk]:
@@ -446,7 +455,8 @@ class Retriever:
         context = frozenset(asked).difference(own)
         given = {hit.chunk.id: corpus.terms_of(hit.chunk.id) & context for hit in hits}
         windows = rank_windows(asked, sentences, corpus.idf, 3 * EVIDENCE_WINDOWS, given)
-        semantic = corpus.semantic_scores(cosines)
+        others = corpus.others(cosines)
+        semantic = corpus.rescaled(cosines, others)
         similarity = {hit.chunk.id: float(semantic[corpus.row[hit.chunk.id]]) for hit in hits}
         if not windows:
             return Evidence(similarity=similarity)
@@ -457,8 +467,8 @@ class Retriever:
             if context and own:  # "Why?" has no words of its own: all of them choose
                 said = own_weights.share(window.terms)
                 window.own = _read_in_passage(said, own_weights.share(terms))
-        unit = query_vector / max(float(np.linalg.norm(query_vector)), 1e-9)
-        parts = {hit.chunk.id: corpus.read_in_parts(corpus.row[hit.chunk.id], unit, cosines)
+        unit = _unit(query_vector)
+        parts = {hit.chunk.id: corpus.read_in_parts(corpus.row[hit.chunk.id], unit, others[corpus.row[hit.chunk.id]])
                  for hit in hits[:EVIDENCE_PASSAGES]}
         for window in windows:
             window.semantic = _read_where_it_is(window, parts[window.chunk_id], similarity[window.chunk_id])
@@ -506,6 +516,10 @@ class Retriever:
         written = "\n".join((query.text, *query.pasted))
         windows = _distinct(_past_the_readers_words(windows, sentences, written, continued))
         return Evidence(support, topical, windows, unmentioned, one_page, similarity, measured)
+
+
+def _unit(vector: np.ndarray) -> np.ndarray:
+    return vector / max(float(np.linalg.norm(vector)), 1e-9)
 
 
 def _read_where_it_is(window: Window, parts: list[tuple[frozenset[str], float]], passage: float) -> float:
