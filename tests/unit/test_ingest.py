@@ -573,6 +573,13 @@ SAFETY = (
     "door, and check once a month that the needle on its pressure gauge sits in the green band."
 )
 
+BREAD = f"---\ntitle: Bread\n---\n# Bread\n\n## Kneading\n\n{KNEADING}{SAFETY}\n"  # one passage, read in windows
+
+
+def pasta(boiling: str) -> str:
+    """A page of one short passage beside the bread page."""
+    return f"---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\n{boiling}\n"
+
 
 def word_pieces(text: str) -> int:
     """How many word pieces the model's tokenizer makes of a text, [CLS] and [SEP] included."""
@@ -606,9 +613,9 @@ def test_the_end_of_a_long_passage_is_found_by_dense_search(
     longer passage found it only by the words they share (read by its start alone, the bread
     page lost to the pasta page here)."""
     book = write_book(tmp_path / "docs", {
-        "01-kitchen/01-bread.md": f"---\ntitle: Bread\n---\n# Bread\n\n## Kneading\n\n{KNEADING}{SAFETY}\n",
-        "01-kitchen/02-pasta.md": "---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\n"
-        "Salt the water generously and bring it to a rolling boil before the pasta goes in.\n",
+        "01-kitchen/01-bread.md": BREAD,
+        "01-kitchen/02-pasta.md": pasta(
+            "Salt the water generously and bring it to a rolling boil before the pasta goes in."),
         "01-kitchen/03-knives.md": "---\ntitle: Knives\n---\n# Knives\n\n## Sharpening\n\n"
         "Hold the blade at twenty degrees to the stone and draw it towards you.\n",
     })
@@ -625,9 +632,9 @@ def test_a_quote_from_a_long_passage_is_as_near_as_the_part_the_model_read_it_in
     the end of a page on kneading is nearer a question about them than the page as a whole,
     and the kneading sentences farther."""
     book = write_book(tmp_path / "docs", {
-        "01-kitchen/01-bread.md": f"---\ntitle: Bread\n---\n# Bread\n\n## Kneading\n\n{KNEADING}{SAFETY}\n",
-        "01-kitchen/02-pasta.md": "---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\n"
-        "Salt the water generously and bring it to a rolling boil before the pasta goes in.\n",
+        "01-kitchen/01-bread.md": BREAD,
+        "01-kitchen/02-pasta.md": pasta(
+            "Salt the water generously and bring it to a rolling boil before the pasta goes in."),
     })
     run(book, index, embedder)
     evidence = Retriever(index, embedder).search("where does the fire extinguisher hang?").evidence
@@ -642,7 +649,7 @@ def test_a_book_of_one_long_passage_is_read_in_parts_without_a_book_to_compare_w
     tmp_path: Path, index: BookIndex, embedder: LocalEmbedder
 ) -> None:
     book = write_book(tmp_path / "docs", {
-        "01-kitchen/01-bread.md": f"---\ntitle: Bread\n---\n# Bread\n\n## Kneading\n\n{KNEADING}{SAFETY}\n",
+        "01-kitchen/01-bread.md": BREAD,
     })
     assert run(book, index, embedder).chunks == 1
     evidence = Retriever(index, embedder).search("where does the fire extinguisher hang?").evidence
@@ -652,12 +659,12 @@ def test_a_book_of_one_long_passage_is_read_in_parts_without_a_book_to_compare_w
 
 def test_a_reused_long_passage_keeps_its_windows(tmp_path: Path, index: BookIndex, embedder: LocalEmbedder) -> None:
     book = write_book(tmp_path / "docs", {
-        "01-kitchen/01-bread.md": f"---\ntitle: Bread\n---\n# Bread\n\n## Kneading\n\n{KNEADING}{SAFETY}\n",
-        "01-kitchen/02-pasta.md": "---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\nSalt the water well.\n",
+        "01-kitchen/01-bread.md": BREAD,
+        "01-kitchen/02-pasta.md": pasta("Salt the water well."),
     })
     run(book, index, embedder)
     kept = {point.content_hash: point.windows for point in index.stored_points().values()}
-    (book / "01-kitchen/02-pasta.md").write_text("---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\nSalt it.\n")
+    (book / "01-kitchen/02-pasta.md").write_text(pasta("Salt it."))
     again = run(book, index, embedder)
     assert again.embedded == 1 and again.reused == 1
     windows = [point.windows for point in index.stored_points().values() if point.windows is not None]
@@ -670,14 +677,14 @@ def test_a_long_passage_stored_without_its_parts_is_embedded_anew(
     tmp_path: Path, index: BookIndex, embedder: LocalEmbedder
 ) -> None:
     book = write_book(tmp_path / "docs", {
-        "01-kitchen/01-bread.md": f"---\ntitle: Bread\n---\n# Bread\n\n## Kneading\n\n{KNEADING}{SAFETY}\n",
-        "01-kitchen/02-pasta.md": "---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\nSalt the water well.\n",
+        "01-kitchen/01-bread.md": BREAD,
+        "01-kitchen/02-pasta.md": pasta("Salt the water well."),
     })
     run(book, index, embedder)
     long_id = next(chunk_id for chunk_id, point in index.stored_points().items() if point.windows is not None)
     index.client.delete_payload(index.current_collection(), keys=["parts"], points=[long_id])
     assert index.stored_points()[long_id].windows is None
-    (book / "01-kitchen/02-pasta.md").write_text("---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\nSalt it.\n")
+    (book / "01-kitchen/02-pasta.md").write_text(pasta("Salt it."))
     again = run(book, index, embedder)
     assert again.embedded == 2 and again.reused == 0
     assert index.stored_points()[long_id].windows is not None
@@ -691,8 +698,8 @@ def test_a_passage_read_in_windows_cut_another_way_is_embedded_anew_and_no_other
     tmp_path: Path, index: BookIndex, embedder: LocalEmbedder
 ) -> None:
     book = write_book(tmp_path / "docs", {
-        "01-kitchen/01-bread.md": f"---\ntitle: Bread\n---\n# Bread\n\n## Kneading\n\n{KNEADING}{SAFETY}\n",
-        "01-kitchen/02-pasta.md": "---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\nSalt the water well.\n",
+        "01-kitchen/01-bread.md": BREAD,
+        "01-kitchen/02-pasta.md": pasta("Salt the water well."),
     })
     first = run(book, index, embedder)
     before = vectors_by_id(index)
