@@ -151,8 +151,7 @@ def decided(judge: Judge, result: EvalResult) -> EvalResult:
     """The result as the judge would have given it: the same text and citations, or declined."""
     if result.judgment is None:
         return result
-    features = {name: result.judgment[name] for name in FEATURES}
-    answers, right_p = judge.answers.probability(features), judge.right.probability(features)
+    answers, right_p = judge.answers.probability(result.judgment), judge.right.probability(result.judgment)
     if result.status == "not_found" and not result.citations:  # the model itself declined
         return result
     if answers < judge.found_at or not result.citations:

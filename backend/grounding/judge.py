@@ -34,16 +34,19 @@ _MARKER = "["  # citations are renumbered "[1]" markers in the answer text
 RAREST = 2  # the ask's words that say most precisely what it is about
 
 # The signals, each the same scale on every book (support and nearness are read against the
-# book's own calibration).
+# book's own calibration). Nearness is the embedding model's cosine read against the level
+# everyday questions reach on the book, not against the book's other passages: in a book of a
+# few passages on one subject, every passage is near a question about it.
 FEATURES = (
     "support_above",  # the best window's support above the book's answerable level, in units of the
     # distance from it to the confident level (0 at answerable, 1 at confident)
     "cannot_answer",  # the search found windows, but none that gives what the ask asks for (a
     # value of the asked kind, a way for a how-to): support was measured, then set to none
-    "nearness_above",  # the best passage's similarity above what everyday questions reach on this book
+    "nearest_above",  # the best passage's cosine above what everyday questions reach on this book,
+    # as a share of the way from there to 1
     "one_page",  # the search's best passages and window are all on one page
     "unmentioned",  # the ask names something the book never mentions
-    "lead_similarity",  # the first cited passage's similarity to the question (book-relative)
+    "lead_above",  # the same for the first cited passage
     "lead_share",  # the share of the ask's (IDF-weighted) words the first quote holds
     "rarest_held",  # the share of the ask's two rarest words (IDF-weighted) the first cited passage
     # holds: a question about what the book does not cover often shares all but its specific words
@@ -73,8 +76,8 @@ class Logistic:
 
     def probability(self, features: dict[str, float]) -> float:
         z = self.bias + sum(
-            self.weights[name] * (features[name] - self.means[name]) / (self.spreads[name] or 1.0)
-            for name in FEATURES
+            weight * (features[name] - self.means[name]) / (self.spreads[name] or 1.0)
+            for name, weight in self.weights.items()
         )
         return 1 / (1 + math.exp(-max(min(z, 50.0), -50.0)))
 
@@ -120,14 +123,15 @@ def signals(state: RunState, stream: CitationStream) -> dict[str, float]:
     rarest = lexical.Weights(sorted(set(ask_terms), key=lambda t: (-corpus.idf(t), t))[:RAREST], corpus.idf)
     lead = answer.split(_MARKER, 1)[0].strip()
     first = next((chunk_id for chunk_id, number in stream.numbers.items() if number == 1), None)
-    lead_similarity = state.similarity.get(first, 0.0) if first else 0.0
+    level = calibration.off_topic_cosine
+    lead_cosine = state.cosine.get(first, level) if first else level
     return {
         "support_above": (evidence.support - answerable) / unit,
         "cannot_answer": float(evidence.measured > evidence.support and not evidence.unmentioned),
-        "nearness_above": evidence.topical - calibration.off_topic_similarity,
+        "nearest_above": _above(evidence.nearest, level),
         "one_page": float(evidence.one_page),
         "unmentioned": float(bool(evidence.unmentioned)),
-        "lead_similarity": lead_similarity,
+        "lead_above": _above(lead_cosine, level),
         "lead_share": asked.share(lexical.terms(lead, compounds=False)),
         "rarest_held": rarest.share(corpus.terms_of(first)) if first else 0.0,
         "lead_reading": _similarity(state.retriever.embedder, ask, lead) if lead else 0.0,
@@ -136,6 +140,10 @@ def signals(state: RunState, stream: CitationStream) -> dict[str, float]:
         "selection": float(bool(question.selected_text)),
         "followup": float(bool(question.history)),
     }
+
+
+def _above(cosine: float, level: float) -> float:
+    return (cosine - level) / max(1 - level, 1e-3)
 
 
 def _similarity(embedder: Embedder, question: str, quote: str) -> float:

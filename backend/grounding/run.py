@@ -18,7 +18,7 @@ class RunState:
     evidence: Evidence = field(default_factory=Evidence)  # the strongest seen in this run
     evidence_query: Query | None = None  # the search that found it
     searched: dict[Query, Evidence] = field(default_factory=dict)  # query → the most it found
-    similarity: dict[str, float] = field(default_factory=dict)  # passage → its best similarity to a search
+    cosine: dict[str, float] = field(default_factory=dict)  # passage → its best cosine to a search
 
     def register(self, hit: ScoredChunk) -> str:
         """The run-wide ref of a passage; the same passage keeps its first ref and its best
@@ -38,8 +38,8 @@ class RunState:
         one page), then the strongest; of two as strong, the one whose query (text, then
         context) sorts first. And for each query the strongest it found (a query searched
         twice, in a module and in the book)."""
-        for chunk_id, similarity in evidence.similarity.items():
-            self.similarity[chunk_id] = max(similarity, self.similarity.get(chunk_id, 0.0))
+        for chunk_id, cosine in evidence.cosine.items():
+            self.cosine[chunk_id] = max(cosine, self.cosine.get(chunk_id, -1.0))
         if query not in self.searched or self._rank(evidence) < self._rank(self.searched[query]):
             self.searched[query] = evidence
         best = self.evidence_query

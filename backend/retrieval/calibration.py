@@ -33,6 +33,7 @@ similarity is left out before either level is measured.
 from collections.abc import Callable
 from pathlib import Path
 from statistics import NormalDist
+from typing import NamedTuple
 
 import numpy as np
 from pydantic import BaseModel
@@ -63,14 +64,26 @@ MAD_TO_SIGMA = 1.4826  # the median absolute deviation of a normal distribution 
 # sentences.py): a stored calibration of another method is measured again.
 METHOD = (
     "everyday-80b-less-its-own/similarity-q90/geometric-support-mean+3sd-floor-0.25/no-pointers-2/introduced-examples-2/asked-prices-2"
-    "/one-page-product/fusion-without-heading-boost/dense-query-without-the-book-name/passages-read-in-windows/quotes-read-where-they-are"
+    "/one-page-product/fusion-without-heading-boost/dense-query-without-the-book-name/passages-read-in-windows/quotes-read-where-they-are/off-topic-cosine"
 )
+
+
+class Probe(NamedTuple):
+    """What a search for one question measured on the book (retrieval/search.py: Evidence)."""
+
+    similarity: float  # the best passage's semantic score (against the rest of the book)
+    cosine: float  # the best passage's cosine similarity, as the embedding model gives it
+    support: float
+    one_page: bool
 
 
 class Calibration(BaseModel):
     """Stored with the index (collection metadata "calibration") and printed by ingest."""
 
     off_topic_similarity: float  # best-passage similarity most everyday questions stay below
+    # The same level in the embedding model's cosine: not measured against the book's other
+    # passages, so a book of a few passages on one subject does not lower it (judge.py).
+    off_topic_cosine: float
     answerable: float  # support at which the book answers a question
     answerable_on_one_page: float  # the same for a search whose best passages are on one page
     confident: float  # support at which an answer is given with high confidence
@@ -87,13 +100,13 @@ def probe_questions() -> list[str]:
     return [line.strip() for line in PROBES.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def calibrate(probe: Callable[[str], tuple[float, float, bool]]) -> Calibration:
-    """`probe(question)` is the question's best-passage similarity and support on the book, and
-    whether its search found one page (see Evidence.one_page)."""
+def calibrate(probe: Callable[[str], Probe]) -> Calibration:
+    """`probe(question)`: what a search for the question measured on the book."""
     questions = probe_questions()
-    similarities, supports, one_page = np.array([probe(q) for q in questions]).T
+    similarities, cosines, supports, one_page = np.array([probe(q) for q in questions]).T
     chance = ~_about_the_book(similarities)
     level = float(np.quantile(similarities[chance], OFF_TOPIC_QUANTILE, method="inverted_cdf"))
+    cosine_level = float(np.quantile(cosines[chance], OFF_TOPIC_QUANTILE, method="inverted_cdf"))
     mean, spread = float(supports[chance].mean()), float(supports[chance].std())
     answerable = max(mean + ANSWERABLE_SIGMAS * spread, ANSWERABLE_FLOOR)
     # Laplace's rule of succession: a book none of whose probes found one page still has a chance.
@@ -103,6 +116,7 @@ def calibrate(probe: Callable[[str], tuple[float, float, bool]]) -> Calibration:
     on_one_page = max(mean + sigmas * spread, ANSWERABLE_FLOOR)
     return Calibration(
         off_topic_similarity=round(level, 4),
+        off_topic_cosine=round(cosine_level, 4),
         answerable=round(answerable, 4),
         answerable_on_one_page=round(on_one_page, 4),
         confident=round(mean + CONFIDENT_DISTANCE * (answerable - mean), 4),

@@ -30,7 +30,7 @@ import numpy as np
 
 from backend.metrics import RETRIEVAL_LATENCY
 from backend.retrieval import lexical
-from backend.retrieval.calibration import METHOD, Calibration, calibrate
+from backend.retrieval.calibration import METHOD, Calibration, Probe, calibrate
 from backend.retrieval.embeddings import Embedder
 from backend.retrieval.index import BookIndex, ScoredChunk
 from backend.retrieval.models import Chunk, Page
@@ -84,6 +84,9 @@ class Evidence:
     # has a page about the question (its support is judged as calibration.py says).
     one_page: bool = False
     similarity: dict[str, float] = field(default_factory=dict)  # passage read → its semantic score
+    cosine: dict[str, float] = field(default_factory=dict)  # passage read → its cosine similarity
+    # The best passage's cosine similarity: how near the book comes, as the embedding model says
+    nearest: float = 0.0
     # The best window's support before the checks of what the question asks for (a value of the
     # asked kind, a way for a how-to, a name the book uses) found no window able to answer it.
     measured: float = 0.0
@@ -351,12 +354,12 @@ class Retriever:
             self._calibration = (collection, measured)
         return self._calibration[1]
 
-    def probe(self, question: str) -> tuple[float, float, bool]:
-        """How near the book comes to `question` (its best passage's semantic score), the
-        support the book gives it, and whether the search found one page."""
+    def probe(self, question: str) -> Probe:
+        """How near the book comes to `question`, the support the book gives it, and whether
+        the search found one page."""
         # The order of the windows does not change these: a probe is not reranked.
         evidence = self.search(question, rerank=False).evidence
-        return evidence.topical, evidence.support, evidence.one_page
+        return Probe(evidence.topical, evidence.nearest, evidence.support, evidence.one_page)
 
     def search(
         self,
@@ -458,8 +461,10 @@ class Retriever:
         others = corpus.others(cosines)
         semantic = corpus.rescaled(cosines, others)
         similarity = {hit.chunk.id: float(semantic[corpus.row[hit.chunk.id]]) for hit in hits}
+        cosine = {hit.chunk.id: float(cosines[corpus.row[hit.chunk.id]]) for hit in hits}
+        nearest = float(cosines.max())
         if not windows:
-            return Evidence(similarity=similarity)
+            return Evidence(similarity=similarity, cosine=cosine, nearest=nearest)
         asked_weights, own_weights = lexical.Weights(asked, corpus.idf), lexical.Weights(own, corpus.idf)
         for window in windows:
             terms = corpus.terms_of(window.chunk_id)
@@ -515,7 +520,8 @@ class Retriever:
 
         written = "\n".join((query.text, *query.pasted))
         windows = _distinct(_past_the_readers_words(windows, sentences, written, continued))
-        return Evidence(support, topical, windows, unmentioned, one_page, similarity, measured)
+        return Evidence(support, topical, windows, unmentioned, one_page, similarity, measured=measured,
+                        cosine=cosine, nearest=nearest)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ from backend.engine import Library
 from backend.retrieval.calibration import (
     ANSWERABLE_CHANCE,
     ANSWERABLE_FLOOR,
+    Probe,
     calibrate,
     probe_questions,
 )
@@ -93,12 +94,14 @@ def test_probes_the_book_is_about_are_left_out_of_chance() -> None:
     far nearer than the rest's (the book's own subject) are not chance and are left out."""
     own = {"How long should I boil an egg?", "How do I make a sourdough starter?"}
 
-    def probe(question: str) -> tuple[float, float, bool]:
+    def probe(question: str) -> Probe:
         spread = (len(question) % 7) / 25  # a spread, as unrelated questions have
-        return (0.8, 0.9, True) if question in own else (0.15 + spread / 4, 0.1 + spread, False)
+        if question in own:
+            return Probe(0.8, 0.9, 0.9, True)
+        return Probe(0.15 + spread / 4, 0.3 + spread / 4, 0.1 + spread, False)
 
     calibration = calibrate(probe)
-    chance = np.array([probe(q)[1] for q in PROBE_QUESTIONS if q not in own])
+    chance = np.array([probe(q).support for q in PROBE_QUESTIONS if q not in own])
     assert calibration.left_out == len(own) and calibration.probes == len(PROBE_QUESTIONS)
     assert calibration.answerable == round(chance.mean() + 3 * chance.std(), 4) > ANSWERABLE_FLOOR
     # the book's own probes find one page, but they are not chance: none of the rest does
@@ -106,13 +109,14 @@ def test_probes_the_book_is_about_are_left_out_of_chance() -> None:
     sigmas = NormalDist().inv_cdf(1 - ANSWERABLE_CHANCE / none_of_the_rest)
     assert calibration.answerable_on_one_page == round(chance.mean() + sigmas * chance.std(), 4)
     assert calibration.confident == round(chance.mean() + 6 * chance.std(), 4)
-    assert calibration.off_topic_similarity < 0.25  # the book's own probes do not raise it
+    assert calibration.off_topic_similarity < 0.25  # the book's own probes do not raise either level
+    assert 0.3 < calibration.off_topic_cosine < 0.4
 
 
 def test_a_book_that_gives_chance_no_spread_still_needs_evidence() -> None:
     """A book of a passage or two gives everyday questions almost no support: the level does
     not fall below the floor, and confidence still lies twice as far from chance."""
-    calibration = calibrate(lambda question: (0.05, 0.02, False))
+    calibration = calibrate(lambda question: Probe(0.05, 0.1, 0.02, False))
     assert calibration.answerable == calibration.answerable_on_one_page == ANSWERABLE_FLOOR
     assert calibration.confident == round(0.02 + 2 * (ANSWERABLE_FLOOR - 0.02), 4)
 
@@ -123,10 +127,10 @@ def test_a_search_that_finds_one_page_needs_less_support_the_rarer_chance_does_s
     small as the chance the answerable level admits alone. In a book whose every search finds
     one page (a single long page), finding one says next to nothing."""
 
-    def probes(one_page: int) -> Callable[[str], tuple[float, float, bool]]:  # every n-th finds one page
-        def probe(question: str) -> tuple[float, float, bool]:
+    def probes(one_page: int) -> Callable[[str], Probe]:  # every n-th finds one page
+        def probe(question: str) -> Probe:
             number = PROBE_QUESTIONS.index(question)
-            return 0.15, 0.1 + (len(question) % 7) / 25, bool(one_page) and number % one_page == 0
+            return Probe(0.15, 0.3, 0.1 + (len(question) % 7) / 25, bool(one_page) and number % one_page == 0)
         return probe
 
     supports = np.array([0.1 + (len(q) % 7) / 25 for q in PROBE_QUESTIONS])

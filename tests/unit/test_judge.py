@@ -15,9 +15,9 @@ def test_the_packaged_judge_reads_every_signal_and_gives_probabilities() -> None
     judge = Judge.load(PACKAGED)
     for model in (judge.answers, judge.right):
         assert set(model.weights) == set(FEATURES) and all(s > 0 for s in model.spreads.values())
-    strong = _features(support_above=2.0, nearness_above=0.3, lead_share=1.0, lead_reading=0.7, answer_share=1.0,
-                       lead_similarity=0.5, pages_cited=1.0)
-    weak = _features(support_above=-2.0, nearness_above=-0.1, unmentioned=1.0, pages_cited=1.0)
+    strong = _features(support_above=2.0, nearest_above=0.5, lead_share=1.0, lead_reading=0.7, answer_share=1.0,
+                       lead_above=0.5, pages_cited=1.0)
+    weak = _features(support_above=-2.0, nearest_above=-0.1, unmentioned=1.0, pages_cited=1.0)
     assert 0.0 <= judge.answers.probability(weak) < judge.found_at <= judge.answers.probability(strong) <= 1.0
 
 
