@@ -270,7 +270,7 @@ def chunk_html_page(
         title=page.title or humanize(source_path),  # a page that names itself nowhere
         module=module,
         url=url,
-        kind=page_kind(name, page.tags, page.title),
+        kind=page_kind(name, page.tags, page.title, [b.text for b in page.blocks if b.kind == "heading"]),
         tags=page.tags,
         description=page.description,
     )

@@ -9,7 +9,7 @@ import math
 import re
 import textwrap
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
@@ -326,10 +326,12 @@ def first_heading(body: str, level: int | None = 1) -> str | None:
     return None
 
 
-def page_kind(source_path: str, tags: list[str], title: str = "") -> PageKind:
+def page_kind(source_path: str, tags: list[str], title: str = "", headings: Sequence[str] = ()) -> PageKind:
+    """`headings`: the page's section headings (a changelog's are its releases)."""
     name = PurePosixPath(source_path).name.lower()
     parts = PurePosixPath(source_path.lower()).with_suffix("").parts
-    if ".summary." in name or _CHANGELOG_TITLE.fullmatch(title.strip()) or any(map(_CHANGELOG_NAME.fullmatch, parts)):
+    if (".summary." in name or _CHANGELOG_TITLE.fullmatch(title.strip()) or any(map(_CHANGELOG_NAME.fullmatch, parts))
+            or _lists_releases(headings)):
         return "summary"
     if "quiz" in name or "quiz" in tags:
         return "quiz"
@@ -345,6 +347,19 @@ _CHANGELOG_NAME = re.compile(r"change-?log|whats-?new|release-?notes|releaselog|
 _CHANGELOG_TITLE = re.compile(
     r"(?:changes|change ?log|news|release (?:notes|history)|what[’']?s new\b.*)", re.IGNORECASE
 )
+
+
+# A release as a changelog heads it: "1.3.3 (2024-10-25)", "Version 4.6.2", "v2.0.1 - 2024-05-28"
+# (not a numbered section, "2.1 Installation", whose number is followed by its words).
+_RELEASE = re.compile(r"(?:v|version\s+|release\s+)?\d+(?:\.\d+)+[a-z0-9.+-]*(?:\s*\(.*\)|\s+[-–—]\s+.*)?", re.IGNORECASE)
+RELEASES = 3  # release headings a page needs, most of its headings being releases, to be a changelog
+
+
+def _lists_releases(headings: Sequence[str]) -> bool:
+    """Whether the page is a changelog by its structure: under whatever file name and title
+    ("Version Changes", "Change history for Celery 3.1"), most of its sections are releases."""
+    releases = sum(bool(_RELEASE.fullmatch(heading.strip())) for heading in headings)
+    return releases >= RELEASES and releases > len(headings) / 2
 
 
 def titled_kind(title: str) -> PageKind:
@@ -663,7 +678,9 @@ def chunk_page(
     body = source[body_start:]
     heading = first_heading(body, None if title_from_any_heading else 1)
     title = str(front_matter.get("title") or heading or humanize(source_path))
-    kind = page_kind(source_path, tags, title)
+    blocks = parse_blocks(source, body_start)
+    headings = [plain_text(split_custom_id(b.text)[0]) for b in blocks if b.kind == "heading"]
+    kind = page_kind(source_path, tags, title, headings)
     page = Page(
         book=book,
         lesson_id=lesson_id,
@@ -677,7 +694,6 @@ def chunk_page(
         objectives=_string_list(front_matter.get("learning_objectives"), key="objective"),
         skills=_string_list(front_matter.get("skills"), key="name"),
     )
-    blocks = parse_blocks(source, body_start)
     dropped = 0
     if kind == "quiz":
         blocks, dropped = drop_unanswered_questions(blocks)

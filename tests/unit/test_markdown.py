@@ -491,6 +491,24 @@ def test_a_changelog_restates_what_the_lessons_say(path: str, title: str, kind: 
     assert chunks and all(c.kind == kind for c in chunks)
 
 
+@pytest.mark.parametrize(
+    ("headings", "kind"),
+    [
+        (["1.3.3 (2024-10-25)", "1.3.2 (2023-12-15)", "Release History", "1.3.1"], "summary"),
+        (["Version 4.6.2", "Version 4.6.1", "Version 4.6.0"], "summary"),
+        (["v1.14.0 - 2024-12-16", "v1.12.0 - 2024-05-28", "v1.11.1 - 2024-05-23"], "summary"),
+        # numbered sections and FAQ entries are not releases; two releases make no changelog
+        (["2.1 Installation", "2.2 Usage", "2.3 Upgrading"], "lesson"),
+        (["1.1: Sources of information", "1.2: What is it?", "1.3: What is it good at?"], "lesson"),
+        (["Upgrading", "1.2 (2023)", "1.1 (2022)", "Caveats", "Rollback"], "lesson"),
+    ],
+)
+def test_a_page_whose_sections_are_releases_is_a_changelog_whatever_its_name(headings: list[str], kind: str) -> None:
+    sections = "".join(f"## {heading}\n\n{paragraph(60)}\n\n" for heading in headings)
+    chunks = chunks_of(f"# Version Changes\n\n{sections}", "docs/changes-and-more.md")
+    assert chunks and all(c.kind == kind for c in chunks)
+
+
 def test_embedding_text_carries_the_citation_context() -> None:
     chunk = chunks_of(f"# Lesson\n\n## Part\n\n{paragraph(60)}\n")[0]
     assert chunk.embedding_text.startswith("b › Mod › Lesson › Part\n\n## Part")
