@@ -317,7 +317,7 @@ def plan_site(root: Path, book: str, base_url: str, layout: BuiltSite) -> BookPl
     following: dict[str, str] = {}
     for path in discover(root, "HTML"):
         rel = path.relative_to(root).as_posix()
-        tree = LexborHTMLParser(_read(path, rel))
+        tree = LexborHTMLParser(_read(path, rel, html=True))
         following[rel] = next_page(tree, rel)  # before read_tree takes its navigation out
         page = read_tree(tree, path.name)
         # A copy of a page already read, or a stub that only its heading tells from others
@@ -536,10 +536,26 @@ def _page_source(path: Path, rel: str) -> str:
         raise IngestError(str(exc)) from exc
 
 
-def _read(path: Path, rel: str) -> str:
+def _read(path: Path, rel: str, html: bool = False) -> str:
+    """The file's text: UTF-8, or for an `html` page the encoding its head declares (Vim's help
+    pages say ISO-8859-1), as a browser reads it."""
     try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise IngestError(f"{rel}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        data = path.read_bytes()
     except OSError as exc:
         raise IngestError(f"{rel}: cannot read ({exc.strerror})") from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        declared = _DECLARED_CHARSET.search(data[:_HEAD_BYTES]) if html else None
+        if declared is not None:
+            try:
+                return data.decode(declared.group(1).decode("ascii"))
+            except (LookupError, UnicodeDecodeError):
+                pass
+        raise IngestError(f"{rel}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+
+
+# <meta charset="…"> or <meta http-equiv="Content-Type" content="text/html; charset=…">, which
+# an HTML page must give within its first 1,024 bytes (the HTML standard's prescan)
+_HEAD_BYTES = 1024
+_DECLARED_CHARSET = re.compile(rb"<meta[^>]*?charset\s*=\s*[\"']?\s*([A-Za-z0-9_.:-]+)", re.IGNORECASE)

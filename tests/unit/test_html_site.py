@@ -791,3 +791,18 @@ def test_a_collapsibles_button_label_is_not_passage_text() -> None:
     texts = [block.text for block in result.blocks if block.kind == "text"]
     assert texts[-2:] == ["Answer: Seven days.", "Clear the browser's storage."]
     assert not any("Reveal" in text or "Show solution" in text for text in texts)
+
+
+def test_a_page_in_the_encoding_its_head_declares_is_read_in_it(tmp_path: Path) -> None:
+    """Vim's help pages are ISO-8859-1 and say so in a meta tag, as browsers read them; a page
+    in another encoding that declares none is refused with its name, not misread."""
+    head = '<meta http-equiv="Content-type" content="text/html; charset=ISO-8859-1"><title>Digraphs</title>'
+    (tmp_path / "digraph.html").write_bytes(
+        page(f"<main><h1>Digraphs</h1><p>Type CTRL-K e : for {chr(235)} (e with diaeresis). {PROSE}</p></main>", head)
+        .encode("latin-1"))
+    (tmp_path / "index.html").write_text(page(f'<main><h1>Help</h1><p>{PROSE}</p><a href="digraph.html">D</a></main>'))
+    plan = plan_book(tmp_path, "vimish")
+    assert any(f"for {chr(235)} (e with diaeresis)" in c.text for c in plan.chunks if c.source_path == "digraph.html")
+    (tmp_path / "digraph.html").write_bytes(page(f"<main><h1>D</h1><p>{chr(235)} {PROSE}</p></main>").encode("latin-1"))
+    with pytest.raises(IngestError, match="digraph.html: not UTF-8 text"):
+        plan_book(tmp_path, "vimish")
