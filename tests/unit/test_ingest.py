@@ -581,6 +581,11 @@ def pasta(boiling: str) -> str:
     return f"---\ntitle: Pasta\n---\n# Pasta\n\n## Boiling\n\n{boiling}\n"
 
 
+def kitchen(folder: Path, boiling: str = "Salt the water well.") -> Path:
+    """The long bread page and a pasta page that says `boiling`, written as a book."""
+    return write_book(folder, {"01-kitchen/01-bread.md": BREAD, "01-kitchen/02-pasta.md": pasta(boiling)})
+
+
 def word_pieces(text: str) -> int:
     """How many word pieces the model's tokenizer makes of a text, [CLS] and [SEP] included."""
     from tokenizers import Tokenizer
@@ -631,11 +636,8 @@ def test_a_quote_from_a_long_passage_is_as_near_as_the_part_the_model_read_it_in
     """The passage's vector is the mean of its windows: a sentence about fire extinguishers at
     the end of a page on kneading is nearer a question about them than the page as a whole,
     and the kneading sentences farther."""
-    book = write_book(tmp_path / "docs", {
-        "01-kitchen/01-bread.md": BREAD,
-        "01-kitchen/02-pasta.md": pasta(
-            "Salt the water generously and bring it to a rolling boil before the pasta goes in."),
-    })
+    book = kitchen(tmp_path / "docs",
+                   "Salt the water generously and bring it to a rolling boil before the pasta goes in.")
     run(book, index, embedder)
     evidence = Retriever(index, embedder).search("where does the fire extinguisher hang?").evidence
     bread = next(chunk_id for chunk_id in evidence.similarity if "extinguisher" in chunk_text(index, chunk_id))
@@ -658,10 +660,7 @@ def test_a_book_of_one_long_passage_is_read_in_parts_without_a_book_to_compare_w
 
 
 def test_a_reused_long_passage_keeps_its_windows(tmp_path: Path, index: BookIndex, embedder: LocalEmbedder) -> None:
-    book = write_book(tmp_path / "docs", {
-        "01-kitchen/01-bread.md": BREAD,
-        "01-kitchen/02-pasta.md": pasta("Salt the water well."),
-    })
+    book = kitchen(tmp_path / "docs")
     run(book, index, embedder)
     kept = {point.content_hash: point.windows for point in index.stored_points().values()}
     (book / "01-kitchen/02-pasta.md").write_text(pasta("Salt it."))
@@ -676,10 +675,7 @@ def test_a_reused_long_passage_keeps_its_windows(tmp_path: Path, index: BookInde
 def test_a_long_passage_stored_without_its_parts_is_embedded_anew(
     tmp_path: Path, index: BookIndex, embedder: LocalEmbedder
 ) -> None:
-    book = write_book(tmp_path / "docs", {
-        "01-kitchen/01-bread.md": BREAD,
-        "01-kitchen/02-pasta.md": pasta("Salt the water well."),
-    })
+    book = kitchen(tmp_path / "docs")
     run(book, index, embedder)
     long_id = next(chunk_id for chunk_id, point in index.stored_points().items() if point.windows is not None)
     index.client.delete_payload(index.current_collection(), keys=["parts"], points=[long_id])
@@ -697,10 +693,7 @@ def chunk_text(index: BookIndex, chunk_id: str) -> str:
 def test_a_passage_read_in_windows_cut_another_way_is_embedded_anew_and_no_other(
     tmp_path: Path, index: BookIndex, embedder: LocalEmbedder
 ) -> None:
-    book = write_book(tmp_path / "docs", {
-        "01-kitchen/01-bread.md": BREAD,
-        "01-kitchen/02-pasta.md": pasta("Salt the water well."),
-    })
+    book = kitchen(tmp_path / "docs")
     first = run(book, index, embedder)
     before = vectors_by_id(index)
     index.add_metadata({"windows": "cut-another-way"})
