@@ -13,6 +13,7 @@ from urllib.parse import unquote
 
 import pytest
 
+from ingest_scripts import rest
 from ingest_scripts.layouts import (
     Hugo,
     Jekyll,
@@ -26,7 +27,6 @@ from ingest_scripts.layouts import (
     detect_layout,
 )
 from ingest_scripts.pipeline import BookPlan, IngestError, plan_book
-from ingest_scripts import rest
 from ingest_scripts.rest import read_rest
 from tests.support.books import write_book
 
