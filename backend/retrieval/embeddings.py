@@ -95,8 +95,10 @@ def read_whole(header: str, text: str, max_tokens: int = MAX_TOKENS) -> list[Rea
     if room < max_tokens // 2 or read <= max_tokens:
         return [Reading(whole, min(read, max_tokens), 0, len(text))]
     encoded = tokenizer.encode(text, add_special_tokens=False)
-    starts, words = [begin for begin, _ in encoded.offsets], encoded.word_ids
-    windows, start = [Reading(whole, max_tokens, 0, encoded.offsets[room - 1][1])], 0
+    # Each read of `offsets` or `word_ids` builds a new list of all the tokens: read them once.
+    offsets, words = encoded.offsets, encoded.word_ids
+    starts = [begin for begin, _ in offsets]
+    windows, start = [Reading(whole, max_tokens, 0, offsets[room - 1][1])], 0
     while start + room < len(starts):
         cut = starts[start + room]  # the first character the window does not read
         half = starts[start] + (cut - starts[start]) // 2
@@ -105,7 +107,7 @@ def read_whole(header: str, text: str, max_tokens: int = MAX_TOKENS) -> list[Rea
         while resumed > start + 1 and words[resumed] is not None and words[resumed] == words[resumed - 1]:
             resumed -= 1  # not inside a word: its pieces would be other pieces there
         start = resumed
-        begin, end = starts[start], encoded.offsets[min(start + room, len(starts)) - 1][1]
+        begin, end = starts[start], offsets[min(start + room, len(starts)) - 1][1]
         window = embedded_text(header, text[begin:end])
         windows.append(Reading(window, min(len(tokenizer.encode(window).ids), max_tokens), begin, end))
     return windows
