@@ -1,7 +1,7 @@
 """Markdown/MDX pages → heading-bounded chunks.
 
 markdown-it-py finds the block structure (so a `#` inside a code fence is never a heading and
-fences and tables are never split); chunk text is the page's own markdown, cleaned of MDX
+fences and tables are split only past a cost bound, into fences and tables); chunk text is the page's own markdown, cleaned of MDX
 imports/exports and JSX tags, with character offsets into the source file.
 """
 
@@ -27,6 +27,12 @@ from ingest_scripts.permalinks import (
 )
 
 MAX_TOKENS = 400  # chunk budget; sections above it are split into even parts
+# A code block or a table is kept whole, as the page shows it, up to this size; past it, what
+# embedding, searching and quoting it costs grows without bound (Vim's help pages are each one
+# <pre> of up to 2 MB), so it is cut into parts of the budget at its blank lines, else its lines.
+# A safety bound an order of magnitude above the budget, not a reading choice: of the 45 books
+# in eval/questions, 13 passages in five reach it.
+MAX_BLOCK_TOKENS = 10 * MAX_TOKENS
 MIN_TOKENS = 40  # a section smaller than this is folded into the next one of the same page
 OVERLAP_SENTENCES = 1
 
@@ -595,8 +601,11 @@ def group_sections(blocks: list[Block], title: str = "") -> list[Section]:
 
 
 def _split_prose(block: Block) -> list[Block]:
-    """A paragraph or list longer than the budget, cut at sentence ends."""
-    if block.kind in ("fence", "table") or estimate_tokens(block.text) <= MAX_TOKENS:
+    """A paragraph or list longer than the budget, cut at sentence ends; a code block or a table
+    longer than MAX_BLOCK_TOKENS, cut into blocks of its kind (see _split_long)."""
+    if block.kind in ("fence", "table"):
+        return _split_long(block) if estimate_tokens(block.text) > MAX_BLOCK_TOKENS else [block]
+    if estimate_tokens(block.text) <= MAX_TOKENS:
         return [block]
     gaps = list(_SENTENCE_END.finditer(block.text))
     starts = [0] + [gap.end() for gap in gaps]
@@ -608,7 +617,56 @@ def _split_prose(block: Block) -> list[Block]:
             parts.append(_part_of(block, starts[first], ends[last - 1]))
             first = last
     parts.append(_part_of(block, starts[first], len(block.text)))
+    return [piece for part in parts for piece in _split_long(part)]
+
+
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_LINE_END = re.compile(r"\n")
+_SPACE = re.compile(r"\s+")
+_FENCE_LINE = re.compile(r"[ \t]*(`{3,}|~{3,})")
+
+
+def _split_long(block: Block) -> list[Block]:
+    """A block longer than MAX_BLOCK_TOKENS as blocks of the budget: a code block's lines as code
+    blocks of its language, cut at blank lines, else at line ends; a table's rows under its
+    header rows; prose (a sentence that never ends) at line ends, else at spaces."""
+    if estimate_tokens(block.text) <= MAX_BLOCK_TOKENS:
+        return [block]
+    lines = block.text.split("\n")
+    head, foot, cuts = "", "", (_LINE_END, _SPACE)
+    if block.kind == "fence":
+        fenced = len(lines) > 2 and _FENCE_LINE.match(lines[0]) and _FENCE_LINE.match(lines[-1])
+        head, foot = (lines[0] + "\n", "\n" + lines[-1]) if fenced else ("", "")
+        cuts = (_BLANK_LINE, _LINE_END, _SPACE)
+    elif block.kind == "table":
+        head = "\n".join(lines[:2]) + "\n"
+    body_start = len(head)
+    body_end = len(block.text) - len(foot)
+    limit = 4 * MAX_TOKENS - len(head) - len(foot)
+    parts: list[Block] = []
+    for start, end in _spans(block.text, body_start, body_end, max(limit, 4 * MIN_TOKENS), cuts):
+        piece = block.text[start:end].strip("\n")
+        if piece.strip():
+            source_end = block.end if end == len(block.text) else block.start + end
+            parts.append(replace(block, start=block.start + start, end=source_end, text=f"{head}{piece}{foot}"))
     return parts
+
+
+def _spans(text: str, start: int, end: int, limit: int, cuts: Sequence[re.Pattern[str]]) -> list[tuple[int, int]]:
+    """text[start:end] as spans of at most `limit` characters, each ending at the last match in
+    it of the first of `cuts` that has one (else at the limit)."""
+    spans: list[tuple[int, int]] = []
+    while end - start > limit:
+        stop = start + limit
+        for cut in cuts:
+            matches = [match.end() for match in cut.finditer(text, start + 1, stop)]
+            if matches:
+                stop = matches[-1]
+                break
+        spans.append((start, stop))
+        start = stop
+    spans.append((start, end))
+    return spans
 
 
 def _part_of(block: Block, start: int, end: int) -> Block:

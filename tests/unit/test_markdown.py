@@ -8,6 +8,7 @@ import pytest
 from backend.retrieval.models import Chunk
 from backend.retrieval.sentences import split_sentences
 from ingest_scripts.markdown import (
+    MAX_BLOCK_TOKENS,
     MAX_TOKENS,
     FrontMatterError,
     ParsedPage,
@@ -203,6 +204,49 @@ def test_a_fence_longer_than_the_budget_stays_whole() -> None:
     chunks = chunks_of(f"# T\n\n## Code\n\n{paragraph(40)}\n\n{fence}\n\n{paragraph(40, 'after')}\n")
     assert [fence in c.text for c in chunks].count(True) == 1
     assert all(fence_lines(c.text) % 2 == 0 for c in chunks)
+
+
+def test_a_code_block_past_the_cost_bound_becomes_code_blocks_cut_at_blank_lines() -> None:
+    """A help page that is one <pre> (Vim's are up to 2 MB): its passages stay within the budget,
+    each a code block of the language, cut between its paragraphs, every line kept once."""
+    paragraphs = [
+        "\n".join(f"option_{p}_{i} = {i}  # what option {p}.{i} does" for i in range(6)) for p in range(120)
+    ]
+    fence = "```vim\n" + "\n\n".join(paragraphs) + "\n```"
+    assert estimate_tokens(fence) > MAX_BLOCK_TOKENS
+    chunks = chunks_of(f"# T\n\n## Options\n\n{paragraph(40)}\n\n{fence}\n\n{paragraph(40, 'after')}\n")
+    assert all(estimate_tokens(c.text) <= MAX_TOKENS * 1.5 for c in chunks)
+    assert all(fence_lines(c.text) % 2 == 0 for c in chunks)
+    pieces = [block for c in chunks for block in re.findall(r"```vim\n(.*?)\n```", c.text[c.overlap_chars :], re.DOTALL)]
+    assert len(pieces) > 2
+    assert all(piece.split("\n\n")[0].startswith("option_") for piece in pieces)  # at a paragraph's start
+    assert "\n\n".join(pieces) == "\n\n".join(paragraphs)
+
+
+def test_a_code_block_of_one_paragraph_past_the_bound_is_cut_at_line_ends() -> None:
+    lines = [f"call setline({i}, 'line {i} of a long listing')" for i in range(600)]
+    chunks = chunks_of("# T\n\n## Listing\n\n```\n" + "\n".join(lines) + "\n```\n")
+    pieces = [piece for c in chunks for piece in re.findall(r"```\n(.*?)\n```", c.text, re.DOTALL)]
+    assert len(pieces) > 2 and all(estimate_tokens(piece) <= MAX_TOKENS for piece in pieces)
+    assert [line for piece in pieces for line in piece.split("\n")] == lines
+
+
+def test_a_table_past_the_bound_repeats_its_header_rows_in_each_part() -> None:
+    header = "| key | value |\n|:---|---:|"
+    rows = [f"| k{i} | {'v' * 40}{i} |" for i in range(400)]
+    chunks = chunks_of(f"# T\n\n## Table\n\n{header}\n" + "\n".join(rows) + "\n")
+    tables = [block for c in chunks for block in c.text.split("\n\n") if not block.startswith("## ")]
+    assert len(tables) > 2 and all(table.startswith(header + "\n") for table in tables)
+    assert [row for table in tables for row in table.split("\n")[2:]] == rows
+    assert all(estimate_tokens(c.text) <= MAX_TOKENS * 1.5 for c in chunks)
+
+
+def test_a_sentence_that_never_ends_is_cut_at_spaces_past_the_bound() -> None:
+    words = [f"item{i}" for i in range(3000)]
+    chunks = chunks_of("# T\n\n## Wall\n\n" + " ".join(words) + "\n")
+    own = [c.text[c.overlap_chars :].removeprefix("## Wall\n\n") for c in chunks]  # after the part before
+    assert len(own) > 2 and all(estimate_tokens(text) <= MAX_TOKENS for text in own)
+    assert " ".join(own).split() == words
 
 
 def test_paragraph_longer_than_budget_is_cut_at_sentences() -> None:
