@@ -33,6 +33,7 @@ MAX_TOKENS = 400  # chunk budget; sections above it are split into even parts
 # A safety bound an order of magnitude above the budget, not a reading choice: of the 45 books
 # in eval/questions, 13 passages in five reach it.
 MAX_BLOCK_TOKENS = 10 * MAX_TOKENS
+CHARS_PER_TOKEN = 4  # what estimate_tokens counts as a token
 MIN_TOKENS = 40  # a section smaller than this is folded into the next one of the same page
 OVERLAP_SENTENCES = 1
 
@@ -381,7 +382,7 @@ def titled_kind(title: str) -> PageKind:
 
 
 def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text) / 4)
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> list[Block]:
@@ -600,11 +601,11 @@ def group_sections(blocks: list[Block], title: str = "") -> list[Section]:
     return [s for s in sections if any(b.kind != "heading" for b in s.blocks)]
 
 
-def _split_prose(block: Block) -> list[Block]:
+def _split_block(block: Block) -> list[Block]:
     """A paragraph or list longer than the budget, cut at sentence ends; a code block or a table
     longer than MAX_BLOCK_TOKENS, cut into blocks of its kind (see _split_long)."""
     if block.kind in ("fence", "table"):
-        return _split_long(block) if estimate_tokens(block.text) > MAX_BLOCK_TOKENS else [block]
+        return _split_long(block)
     if estimate_tokens(block.text) <= MAX_TOKENS:
         return [block]
     gaps = list(_SENTENCE_END.finditer(block.text))
@@ -623,7 +624,6 @@ def _split_prose(block: Block) -> list[Block]:
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _LINE_END = re.compile(r"\n")
 _SPACE = re.compile(r"\s+")
-_FENCE_LINE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 
 
 def _split_long(block: Block) -> list[Block]:
@@ -642,9 +642,9 @@ def _split_long(block: Block) -> list[Block]:
         head = "\n".join(lines[:2]) + "\n"
     body_start = len(head)
     body_end = len(block.text) - len(foot)
-    limit = 4 * MAX_TOKENS - len(head) - len(foot)
+    limit = CHARS_PER_TOKEN * MAX_TOKENS - len(head) - len(foot)
     parts: list[Block] = []
-    for start, end in _spans(block.text, body_start, body_end, max(limit, 4 * MIN_TOKENS), cuts):
+    for start, end in _spans(block.text, body_start, body_end, max(limit, CHARS_PER_TOKEN * MIN_TOKENS), cuts):
         piece = block.text[start:end].strip("\n")
         if piece.strip():
             source_end = block.end if end == len(block.text) else block.start + end
@@ -678,7 +678,7 @@ def _part_of(block: Block, start: int, end: int) -> Block:
 
 def _pack(section: Section) -> list[list[Block]]:
     """Splits a section into parts of even size, never inside a fence or a table."""
-    blocks = [part for block in section.blocks for part in _split_prose(block)]
+    blocks = [part for block in section.blocks for part in _split_block(block)]
     total = sum(estimate_tokens(b.text) for b in blocks)
     target = total / max(1, math.ceil(total / MAX_TOKENS))
     parts: list[list[Block]] = [[]]

@@ -671,6 +671,23 @@ def test_list_items_that_are_only_links_point_elsewhere_and_are_not_passage_text
     assert "- [x] a task that is done" in text and "**Documentation**" in text
 
 
+def test_a_code_example_in_a_quoted_list_keeps_its_link_only_lines() -> None:
+    """A fence inside a blockquote opens with "> ```": the links-only line in it is code."""
+    source = f"""# T
+
+## Setup
+
+{paragraph(40)}
+
+> 1. Add this to the index:
+>    ```md
+>    - [Docs](https://example.org/docs)
+>    ```
+"""
+    text = "\n".join(c.text for c in chunks_of(source))
+    assert ">    - [Docs](https://example.org/docs)" in text
+
+
 def test_pointers_go_from_quotes_and_directives_but_code_and_rules_stay() -> None:
     """A link-only item inside a blockquote or a MyST seealso goes as in a list; one inside a
     code example is code; a bold rule over a list of links is a rule, not a label."""
