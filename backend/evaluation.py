@@ -40,6 +40,8 @@ class EvalQuestion(BaseModel):
     answer_phrases: list[str] = Field(default_factory=list)
     selected_text: str | None = None
     history: list[Turn] = Field(default_factory=list)
+    # How the reader wrote it (pasted, backstory, paraphrase, terse, plain): scored apart too
+    style: str | None = None
 
 
 class CitedSource(BaseModel):
@@ -134,9 +136,10 @@ def right(q: EvalQuestion, r: EvalResult) -> bool:
 
 
 def score(questions: list[EvalQuestion], results: list[EvalResult]) -> dict[str, dict[str, float | None]]:
-    """Metrics per kind and overall, as defined in the eval README, plus two precisions:
-    `found_precision`, the share of answers given as found that are right (see `right`), and
-    `high_precision`, the same share of answers shown with high confidence."""
+    """Metrics per kind, per style (`style:paraphrase`, for questions that carry one) and
+    overall, as defined in the eval README, plus two precisions: `found_precision`, the share of
+    answers given as found that are right (see `right`), and `high_precision`, the same share of
+    answers shown with high confidence."""
     by_id = {r.id: r for r in results}
     rows: dict[str, dict[str, list[bool]]] = {}
     latencies: dict[str, list[float]] = {}
@@ -144,7 +147,7 @@ def score(questions: list[EvalQuestion], results: list[EvalResult]) -> dict[str,
         r = by_id[q.id]
         cited = r.citations
         hit = [any(hits(g, c) for g in q.gold) for c in cited]
-        for group in (q.kind, "all"):
+        for group in (q.kind, "all", *([f"style:{q.style}"] if q.style else [])):
             metrics = rows.setdefault(group, {})
             latencies.setdefault(group, []).append(r.latency_ms)
             if q.kind in CITING_KINDS:

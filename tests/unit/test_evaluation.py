@@ -1,4 +1,5 @@
-"""`lectern eval`'s scoring: the precisions of answers given as found and shown with high confidence."""
+"""`lectern eval`'s scoring: the precisions of answers given as found and shown with high confidence,
+and the metrics of each style of question."""
 
 from backend.evaluation import CitedSource, EvalQuestion, EvalResult, Gold, score
 
@@ -7,9 +8,10 @@ def _cited(file: str) -> CitedSource:
     return CitedSource(source_path=file, heading="", url="", module="", lesson="")
 
 
-def _question(id: str, kind: str = "answerable") -> EvalQuestion:
+def _question(id: str, kind: str = "answerable", style: str | None = None) -> EvalQuestion:
     gold = [] if kind == "unanswerable" else [Gold(file="a.md")]
-    return EvalQuestion(id=id, kind=kind, question="q?", gold=gold, answer_phrases=["forty-two"] if gold else [])
+    return EvalQuestion(id=id, kind=kind, question="q?", gold=gold, answer_phrases=["forty-two"] if gold else [],
+                        style=style)
 
 
 def _result(id: str, kind: str, status: str, confidence: str, answer: str, files: list[str]) -> EvalResult:
@@ -38,3 +40,20 @@ def test_no_found_answer_means_no_precision_rather_than_zero() -> None:
     results = [_result("declined", "answerable", "not_found", "not_found", "No.", [])]
     overall = score(questions, results)["all"]
     assert "found_precision" not in overall and "high_precision" not in overall
+
+
+def test_each_style_is_scored_apart_and_questions_without_one_only_overall() -> None:
+    questions = [_question("p1", style="paraphrase"), _question("p2", style="paraphrase"),
+                 _question("t1", style="terse"), _question("plain-old")]
+    results = [
+        _result("p1", "answerable", "not_found", "not_found", "Not in the book.", []),
+        _result("p2", "answerable", "found", "needs_review", "forty-two", ["a.md"]),
+        _result("t1", "answerable", "found", "needs_review", "forty-two", ["a.md"]),
+        _result("plain-old", "answerable", "found", "needs_review", "forty-two", ["a.md"]),
+    ]
+    report = score(questions, results)
+    assert set(report) == {"answerable", "all", "style:paraphrase", "style:terse"}
+    assert report["style:paraphrase"]["false_abstention"] == 0.5
+    assert report["style:paraphrase"]["questions"] == 2
+    assert report["style:terse"]["first_citation_hit"] == 1.0
+    assert report["all"]["questions"] == 4
