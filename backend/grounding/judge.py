@@ -56,7 +56,6 @@ FEATURES = (
     "pages_cited",  # how many pages the answer cites
     "selection",  # the question is about a passage the reader selected
     "followup",  # the question leans on earlier turns
-    "commitment",  # how far the best passage's cosine stands above the next nearest ones'
 )
 
 
@@ -140,7 +139,6 @@ def signals(state: RunState, stream: CitationStream) -> dict[str, float]:
         "pages_cited": float(len({c.source_path for c in citations})),
         "selection": float(bool(question.selected_text)),
         "followup": float(bool(question.history)),
-        "commitment": evidence.commitment,
     }
 
 

@@ -72,9 +72,6 @@ _CODE_COMMENT = re.compile(r"\s(?:#|//)\s")  # where a line of an example turns 
 PASTED_RUN = 3  # words in a row a question shares with a line of an example before it is theirs
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
 TERM_SETS = 4096  # passages whose term sets are kept made (searches read the same ones again)
-# The nearest passages the best one is compared with for the judge's `commitment`: the size of a
-# first page of results, as query performance prediction reads it
-COMMITMENT_DEPTH = 20
 
 
 @dataclass
@@ -93,10 +90,6 @@ class Evidence:
     # The best window's support before the checks of what the question asks for (a value of the
     # asked kind, a way for a how-to, a name the book uses) found no window able to answer it.
     measured: float = 0.0
-    # How far the best passage's cosine stands above the mean of the next nearest ones: a book
-    # that answers has a passage that stands out; a question it does not answer finds many
-    # about as near (query performance prediction's "commitment")
-    commitment: float = 0.0
 
 
 @dataclass
@@ -419,9 +412,7 @@ class Retriever:
             if leader and all(h.chunk.id != leader for h in hits):
                 hits.append(ScoredChunk(chunks[leader], fused[leader]))
         hits = _with_section_neighbours(corpus, hits)
-        evidence = self._evidence(corpus, query, embedded, cosines, hits, page, rerank)
-        evidence.commitment = _commitment(cosines[inside])
-        return SearchResult(hits, evidence)
+        return SearchResult(hits, self._evidence(corpus, query, embedded, cosines, hits, page, rerank))
 
     @staticmethod
     def _scope(corpus: BookCorpus, module: str | None, lesson: str | None) -> dict[str, str]:
@@ -531,14 +522,6 @@ class Retriever:
         windows = _distinct(_past_the_readers_words(windows, sentences, written, continued))
         return Evidence(support, topical, windows, unmentioned, one_page, similarity, measured=measured,
                         cosine=cosine, nearest=nearest)
-
-
-def _commitment(cosines: np.ndarray) -> float:
-    """The best cosine above the mean of the next COMMITMENT_DEPTH - 1 (0 with fewer than two)."""
-    if len(cosines) < 2:
-        return 0.0
-    top = np.partition(cosines, len(cosines) - min(COMMITMENT_DEPTH, len(cosines)))[-COMMITMENT_DEPTH:]
-    return float(top.max() - (top.sum() - top.max()) / (len(top) - 1))
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:
