@@ -53,8 +53,9 @@ class Sphinx(Layout):
 
     def __init__(self, root: Path):
         super().__init__(root)
-        self.docs = root if (root / "conf.py").is_file() else root / "docs"
-        config = _literal_assignments(self.docs / "conf.py")
+        self.docs = root / "docs" if (root / "docs" / "conf.py").is_file() and not (root / "conf.py").is_file() else root
+        # A folder of reST sources without its conf.py is read with Sphinx's defaults.
+        config = _literal_assignments(self.docs / "conf.py") if (self.docs / "conf.py").is_file() else {}
         extensions = config.get("extensions", [])
         if isinstance(extensions, list | tuple) and {"myst_nb", "nbsphinx"} & set(extensions):
             self.kind = "markdown, notebooks or reStructuredText"  # its notebooks are pages too
@@ -75,7 +76,13 @@ class Sphinx(Layout):
 
     @staticmethod
     def found(root: Path) -> bool:
-        return (root / "conf.py").is_file() or (root / "docs" / "conf.py").is_file()
+        """A conf.py in the folder or its `docs/`, or a folder of reStructuredText and neither
+        markdown nor HTML pages: Sphinx's sources given without their configuration (a docs
+        folder's pages copied out of their project)."""
+        if (root / "conf.py").is_file() or (root / "docs" / "conf.py").is_file():
+            return True
+        pages = (".rst", *SUFFIXES["markdown"], *SUFFIXES["HTML"])
+        return {path.suffix for path in published_files(root, pages)} == {".rst"}
 
 
     def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:

@@ -890,6 +890,30 @@ def test_a_folder_of_html_pages_is_a_built_site_when_its_markdown_only_mirrors_t
     assert detect_layout(write_book(tmp_path / "site", files)).name == layout
 
 
+def test_a_folder_of_rest_pages_without_its_conf_py_reads_as_sphinx_with_its_defaults(tmp_path: Path) -> None:
+    """A docs folder's reST pages copied out of their project (no conf.py): the toctrees from
+    `index.rst` give the order, pages link as Sphinx builds them; with markdown beside them the
+    folder stays a markdown book, with HTML pages a built site."""
+    root = write_book(tmp_path / "guide", {
+        "index.rst": f"Gauges\n======\n\n{PROSE}\n\n.. toctree::\n   :caption: User guide\n\n   usage/reading\n   usage/install\n",
+        "usage/install.rst": f"Installation\n============\n\n{PROSE}\n",
+        "usage/reading.rst": f"Reading\n=======\n\nHold the dial still. {PROSE}\n",
+    })
+    plan = plan_book(root, "gauges")
+    assert plan.layout == "sphinx"
+    assert [(p.source_path, p.title, p.module) for p in plan.pages] == [
+        ("index.rst", "Gauges", ""),
+        ("usage/reading.rst", "Reading", "User guide"),
+        ("usage/install.rst", "Installation", "User guide"),
+    ]
+    assert next(c.url for c in plan.chunks if c.source_path == "usage/reading.rst") == "/usage/reading.html"
+    (root / "notes.md").write_text(f"# Notes\n\n{PROSE}\n", encoding="utf-8")
+    assert detect_layout(root).name == "docusaurus"
+    (root / "notes.md").unlink()
+    (root / "usage/reading.html").write_text("<html><body><main><p>Hold the dial.</p></main></body></html>")
+    assert detect_layout(root).name == "html"  # a built page beside them: the site, as before
+
+
 def test_a_sphinx_conf_py_is_read_not_run(tmp_path: Path) -> None:
     """Only plain assignments are read; a conf.py that Python cannot parse is a clear error."""
     root = write_book(tmp_path / "p", {
