@@ -9,7 +9,7 @@ under which module, at which URL, with which heading anchors.
 - mdbook: `book.toml` or `SUMMARY.md` (pages under `src`): only the chapters SUMMARY.md lists,
   in its order, `ch01.md` → `ch01.html` (`README.md` → `index.html`), anchors as mdBook makes
   them, a chapter's module is its part or top-level chapter;
-- sphinx: `conf.py` (reStructuredText or MyST markdown), or reST files and no markdown (Sphinx's
+- sphinx: `conf.py` (reStructuredText or MyST markdown), or reST files and neither markdown nor HTML (Sphinx's
   defaults): the pages the root document's toctrees reach,
   in their order, then the others the build still makes (`exclude_patterns` left out); a
   page's module is its toctree's caption, or the root document's heading above that toctree;
