@@ -14,9 +14,11 @@ class BuiltSite(Layout):
         """HTML pages, and no sources but copies of them: no markdown (nor a Sphinx project's
         reStructuredText) other than a page's own source beside it (Node.js's API docs ship
         `policy.md` next to `policy.html`, and readers read the HTML)."""
-        kind = "markdown or reStructuredText" if Sphinx.found(root) else "markdown"
         pages = {path.with_suffix("") for path in published_files(root, SUFFIXES["HTML"])}
-        return bool(pages) and all(path.with_suffix("") in pages for path in published_files(root, SUFFIXES[kind]))
+        if not pages:  # no walk for Sphinx's sources either
+            return False
+        kind = "markdown or reStructuredText" if Sphinx.found(root) else "markdown"
+        return all(path.with_suffix("") in pages for path in published_files(root, SUFFIXES[kind]))
 
     def url_path(self, rel: str, front_matter: dict) -> str:
         """Where a static server serves the file: `a/index.html` at `a/`."""

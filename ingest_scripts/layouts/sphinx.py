@@ -81,8 +81,9 @@ class Sphinx(Layout):
         folder's pages copied out of their project)."""
         if (root / "conf.py").is_file() or (root / "docs" / "conf.py").is_file():
             return True
-        pages = (".rst", *SUFFIXES["markdown"], *SUFFIXES["HTML"])
-        return {path.suffix for path in published_files(root, pages)} == {".rst"}
+        pages = published_files(root, (".rst", *SUFFIXES["markdown"], *SUFFIXES["HTML"]))
+        first = next(pages, None)  # the walk stops at the first page that is not reST
+        return first is not None and first.suffix == ".rst" and all(path.suffix == ".rst" for path in pages)
 
 
     def pages(self, files: list[Path]) -> tuple[list[Path], list[Path]]:
