@@ -53,6 +53,7 @@ tests/support/jupyter-book/.venv: tests/support/jupyter-book/requirements.txt
 generators: tests/support/site-generators/node_modules tests/support/jupyter-book/.venv
 	@command -v hugo >/dev/null || (apt-get update -qq && apt-get install -y -qq hugo)
 	@command -v jekyll >/dev/null || (apt-get update -qq && apt-get install -y -qq jekyll)
+	@command -v doxygen >/dev/null || (apt-get update -qq && apt-get install -y -qq doxygen)
 
 demo: setup widget
 	$(BIN)/lectern ingest sample_book --book lectern-guide --base-url http://127.0.0.1:$(PORT)/demo --data-dir $(DATA)
