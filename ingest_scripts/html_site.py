@@ -133,6 +133,8 @@ def read_tree(tree: LexborHTMLParser, name: str = "") -> HtmlPage | None:
     if tree.css_first("meta[name=robots][content*=noindex]") or _redirects(tree):
         return None
     content = _main_content(tree)
+    if _is_source_listing(content):
+        return None
     module = _breadcrumb_module(tree) or _navigation_module(tree, content) or _up_module(tree)
     _strip(content)
     page_name, site_name = _title_parts(tree)
@@ -458,6 +460,16 @@ def _remove(nodes: list[LexborNode]) -> None:
 def _mostly_links(node: LexborNode) -> bool:
     linked = sum(len(_squash(link.text())) for link in node.css("a"))
     return linked * 2 >= len(_squash(node.text()))
+
+
+def _is_source_listing(content: LexborNode) -> bool:
+    """Doxygen's source browser: a page that is one numbered listing of a source file (with at
+    most a link to that file's documentation), the code the book documents rather than prose."""
+    listing = content.css_first("div.contents > div.fragment")
+    return (
+        listing is not None and listing.parent is not None and listing.css_first(".lineno") is not None
+        and all(child.tag in ("a", "-comment") or child.mem_id == listing.mem_id for child in listing.parent.iter())
+    )
 
 
 def _is_listing(content: LexborNode, name: str) -> bool:

@@ -306,7 +306,8 @@ int widget_spin(widget_t *w, int rpm);
 @pytest.mark.parametrize("tree_view", ["NO", "YES"])
 def test_a_doxygen_build_is_read_as_its_pages_say(tmp_path: Path, tree_view: str) -> None:
     """Doxygen titles a page with a <div>, writes a code example as a <div> per line, shows a
-    tooltip on every linked name in it and lays a declaration out as a table."""
+    tooltip on every linked name in it, lays a declaration out as a table and lists each source
+    file on a page of its own."""
     project = write_book(tmp_path, DOXYGEN)
     (project / "Doxyfile").write_text(f"{DOXYGEN['Doxyfile']}GENERATE_TREEVIEW = {tree_view}\n", encoding="utf-8")
     subprocess.run(["doxygen", "Doxyfile"], cwd=project, check=True, capture_output=True)
@@ -327,6 +328,7 @@ def test_a_doxygen_build_is_read_as_its_pages_say(tmp_path: Path, tree_view: str
     assert '```\nwidget_t *w = widget_open("left");\nwidget_spin(w, 90);\n```' in text
     assert "```\nint widget_spin ( widget_t * w , int rpm )\n```\n\nSpins `w` at `rpm`" in text
     assert "|  |  |" not in text  # the spacer rows of the member tables
+    assert "widgets_8h_source.html" in plan.skipped_files  # the header's listing: the code, not the book
     speed = next(c for c in plan.chunks if c.source_path == "tuning.html" and "wear the bearings" in c.text)
     assert speed.url == f"{BASE_URL}/tuning.html#speed"
 
