@@ -66,8 +66,8 @@ _NOT_TEXT = (
     "#top:has(#titlearea), .navpath, address.footer, .header > .summary, .ttc, tr[class^=separator], .lineno"
 )
 _DOXYGEN_TITLE = ".headertitle > .title"  # Doxygen titles a page with a <div>, its sections with <h1>
-_CODE_LISTING = re.compile(r"(?:^|\s)fragment(?:\s|$)")  # Doxygen's code example: a <div class="line"> per line
-_SIGNATURE_BOX = re.compile(r"(?:^|\s)memproto(?:\s|$)")  # Doxygen's declaration, laid out as a table
+_CODE_LISTING = "fragment"  # the class of Doxygen's code example: a <div class="line"> per line
+_SIGNATURE_BOX = "memproto"  # the class of Doxygen's declaration, laid out as a table
 # The classes of a <div> that is a section of the book (Texinfo's and DocBook's).
 _SECTIONING = re.compile(r"\b(?:(?:sub)*section|chapter|appendix\w*|unnumbered\w*|part|sect\d|top)\b")
 _ADMONITION_TABLE = ", ".join(
@@ -557,7 +557,7 @@ def _blocks(node: LexborNode) -> Iterator[Block]:
         elif child.tag == "pre" or _has_class(child, _CODE_LISTING) and child.css_first("div.line"):
             yield _fence(child)
         elif _has_class(child, _SIGNATURE_BOX):
-            yield Block("fence", 0, 0, f"```\n{_squash(child.text(separator=' '))}\n```")
+            yield _code_block(_squash(child.text(separator=" ")))
         elif child.tag == "table":
             yield from _table(child)
         elif child.tag in ("ul", "ol"):
@@ -569,8 +569,9 @@ def _blocks(node: LexborNode) -> Iterator[Block]:
     yield from _paragraph(run)
 
 
-def _has_class(node: LexborNode, name: re.Pattern[str]) -> bool:
-    return node.tag == "div" and bool(name.search(node.attributes.get("class") or ""))
+def _has_class(node: LexborNode, name: str) -> bool:
+    """Whether the node is a <div> of that class."""
+    return node.tag == "div" and name in (node.attributes.get("class") or "").split()
 
 
 def _holds_blocks(node: LexborNode) -> bool:
@@ -623,8 +624,11 @@ def _anchor(heading: LexborNode) -> str:
 
 
 def _fence(pre: LexborNode) -> Block:
-    code = _code(pre).strip("\n").rstrip()
-    return Block("fence", 0, 0, f"```{_language(pre)}\n{code}\n```")
+    return _code_block(_code(pre).strip("\n").rstrip(), _language(pre))
+
+
+def _code_block(code: str, language: str = "") -> Block:
+    return Block("fence", 0, 0, f"```{language}\n{code}\n```")
 
 
 def _code(node: LexborNode) -> str:
