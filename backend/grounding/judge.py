@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from backend.grounding.citations import CitationStream
 from backend.grounding.run import RunState
 from backend.retrieval import lexical
-from backend.retrieval.embeddings import Embedder
+from backend.retrieval.embeddings import Embedder, OnnxEmbedder, packaged_reader
 
 PACKAGED = Path(__file__).with_name("judge.json")
 _MARKER = "["  # citations are renumbered "[1]" markers in the answer text
@@ -47,16 +47,18 @@ FEATURES = (
     "one_page",  # the search's best passages and window are all on one page
     "unmentioned",  # the ask names something the book never mentions
     "lead_above",  # the same for the first cited passage
-    "lead_share",  # the share of the ask's (IDF-weighted) words the first quote holds
     "rarest_held",  # the share of the ask's two rarest words (IDF-weighted) the first cited passage
     # holds: a question about what the book does not cover often shares all but its specific words
-    "lead_reading",  # the embedding model's similarity of the first quote to the ask: a quote that
-    # answers in other words than the question's
-    "answer_share",  # the same share for the whole answer
+    "lead_covered",  # how well the first quote covers the ask, word piece by word piece (see coverage):
+    # a quote that answers in other words than the question's
+    "lead_least_covered",  # the same over the third of the ask the quote covers least: what a
+    # question the book leaves open asks about is often the one thing the nearest quote does not say
+    "answer_share",  # the share of the ask's (IDF-weighted) words the whole answer holds
     "pages_cited",  # how many pages the answer cites
     "selection",  # the question is about a passage the reader selected
     "followup",  # the question leans on earlier turns
 )
+LEAST_COVERED = 3  # `lead_least_covered` reads the ask's word pieces matched least, one in this many
 
 
 class Judgment(BaseModel):
@@ -125,6 +127,7 @@ def signals(state: RunState, stream: CitationStream) -> dict[str, float]:
     first = next((chunk_id for chunk_id, number in stream.numbers.items() if number == 1), None)
     level = calibration.off_topic_cosine
     lead_cosine = state.cosine.get(first, level) if first else level
+    covered, least_covered = coverage(state.retriever.embedder, ask, lead)
     return {
         "support_above": (evidence.support - answerable) / unit,
         "cannot_answer": float(evidence.measured > evidence.support and not evidence.unmentioned),
@@ -132,9 +135,9 @@ def signals(state: RunState, stream: CitationStream) -> dict[str, float]:
         "one_page": float(evidence.one_page),
         "unmentioned": float(bool(evidence.unmentioned)),
         "lead_above": _above(lead_cosine, level),
-        "lead_share": asked.share(lexical.terms(lead, compounds=False)),
         "rarest_held": rarest.share(corpus.terms_of(first)) if first else 0.0,
-        "lead_reading": _similarity(state.retriever.embedder, ask, lead) if lead else 0.0,
+        "lead_covered": covered,
+        "lead_least_covered": least_covered,
         "answer_share": asked.share(lexical.terms(answer, compounds=False)),
         "pages_cited": float(len({c.source_path for c in citations})),
         "selection": float(bool(question.selected_text)),
@@ -146,7 +149,18 @@ def _above(cosine: float, level: float) -> float:
     return (cosine - level) / max(1 - level, 1e-3)
 
 
-def _similarity(embedder: Embedder, question: str, quote: str) -> float:
-    asked = np.asarray(embedder.embed_query(question))
-    quoted = np.asarray(embedder.embed_documents([quote])[0])
-    return float(asked @ quoted / max(float(np.linalg.norm(asked) * np.linalg.norm(quoted)), 1e-9))
+def coverage(embedder: Embedder, ask: str, quote: str) -> tuple[float, float]:
+    """How well `quote` covers `ask`, read as BERTScore reads a candidate against a reference
+    (Zhang et al., 2020): each word piece of the ask is matched with its most similar word piece
+    of the quote, both read in context by the packaged model, so "start" finds "launch" where
+    word shares find nothing. Gives the mean of those similarities over the ask's word pieces,
+    and over the third of them matched least."""
+    if not quote:
+        return 0.0, 0.0
+    reader = embedder if isinstance(embedder, OnnxEmbedder) else packaged_reader()
+    asked, quoted = reader.word_piece_vectors(ask), reader.word_piece_vectors(quote)
+    if not len(asked) or not len(quoted):
+        return 0.0, 0.0
+    matched = np.sort((asked @ quoted.T).max(axis=1))
+    least = matched[: max(1, len(matched) // LEAST_COVERED)]
+    return float(matched.mean()), float(least.mean())

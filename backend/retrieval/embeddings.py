@@ -19,6 +19,8 @@ from backend.priority import lower_priority
 from backend.retrieval.models import embedded_text
 
 BATCH_SIZE = 64
+_SPECIAL = frozenset({"[CLS]", "[SEP]"})
+_WORD = re.compile(r"\w")
 
 
 class Reading(NamedTuple):
@@ -228,9 +230,27 @@ class OnnxEmbedder:
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]
 
+    def word_piece_vectors(self, text: str):  # untyped: numpy is imported lazily
+        """The unit-length vectors the model gives the word pieces of `text`, each read in its
+        context, leaving out [CLS], [SEP] and pieces of punctuation alone."""
+        import numpy as np
+
+        session, tokenizer = self._runtime
+        pieces, hidden = _hidden(session, tokenizer, text)
+        kept = hidden[[i for i, piece in enumerate(pieces) if piece not in _SPECIAL and _WORD.search(piece)]]
+        return kept / np.maximum(np.linalg.norm(kept, axis=1, keepdims=True), 1e-12)
+
 
 def _embed_one(session, tokenizer, text: str):  # untyped: onnxruntime, tokenizers, numpy are lazy
     """The mean-pooled, unit-length vector of one text."""
+    import numpy as np
+
+    pooled = _hidden(session, tokenizer, text)[1].mean(axis=0)  # no padding: every token counts
+    return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+
+
+def _hidden(session, tokenizer, text: str):  # untyped: onnxruntime, tokenizers, numpy are lazy
+    """The text's word pieces and the model's last hidden state for each."""
     import numpy as np
 
     encoded = tokenizer.encode(text)
@@ -239,8 +259,13 @@ def _embed_one(session, tokenizer, text: str):  # untyped: onnxruntime, tokenize
         "attention_mask": np.array([encoded.attention_mask], dtype=np.int64),
         "token_type_ids": np.array([encoded.type_ids], dtype=np.int64),
     })[0][0]
-    pooled = hidden.mean(axis=0)  # no padding: every token counts
-    return pooled / max(float(np.linalg.norm(pooled)), 1e-12)
+    return encoded.tokens, hidden
+
+
+@cache
+def packaged_reader() -> OnnxEmbedder:
+    """The packaged model, to read quotes word piece by word piece whichever model embeds the book."""
+    return OnnxEmbedder()
 
 
 class CohereEmbedder:

@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from backend.grounding.judge import FEATURES, PACKAGED, Judge, Judgment, Logistic
+from backend.grounding.judge import FEATURES, PACKAGED, Judge, Judgment, Logistic, coverage
 from backend.grounding.status import assess
+from backend.retrieval.embeddings import packaged_reader
 from eval import train_judge
 
 
@@ -15,7 +16,7 @@ def test_the_packaged_judge_reads_every_signal_and_gives_probabilities() -> None
     judge = Judge.load(PACKAGED)
     for model in (judge.answers, judge.right):
         assert set(model.weights) == set(FEATURES) and all(s > 0 for s in model.spreads.values())
-    strong = _features(support_above=2.0, nearest_above=0.5, lead_share=1.0, lead_reading=0.7, answer_share=1.0,
+    strong = _features(support_above=2.0, nearest_above=0.5, lead_covered=0.8, lead_least_covered=0.6, answer_share=1.0,
                        lead_above=0.5, pages_cited=1.0)
     weak = _features(support_above=-2.0, nearest_above=-0.1, unmentioned=1.0, pages_cited=1.0)
     assert 0.0 <= judge.answers.probability(weak) < judge.found_at <= judge.answers.probability(strong) <= 1.0
@@ -67,3 +68,18 @@ def test_a_question_about_something_the_book_never_mentions_is_declined_however_
     assert (assessed.status, assessed.confidence) == ("not_found", "not_found")
     made.features["unmentioned"] = 0.0
     assert assess(made, citations=2, model_declined=False, found_at=0.5, high_at=0.9).status == "found"
+
+
+def test_a_quote_covers_the_ask_word_piece_by_word_piece_and_its_least_covered_part_stands_out() -> None:
+    """The packaged model reads each word piece in context: a quote that says the asked thing in
+    other words covers the ask better than one on the same subject that leaves out what is asked."""
+    reader = packaged_reader()
+    ask = "How long does the retry loop wait before giving up?"
+    answers = "The retry loop stops after thirty seconds without a reply."
+    beside = "The retry loop can be switched off in the settings file."
+    covered, least = coverage(reader, ask, answers)
+    other_covered, other_least = coverage(reader, ask, beside)
+    assert 0 < least < covered <= 1
+    assert least > other_least and covered > other_covered
+    assert coverage(reader, ask, "") == (0.0, 0.0)
+    assert coverage(reader, "?!", answers) == (0.0, 0.0)  # nothing to cover
