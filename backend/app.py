@@ -30,6 +30,7 @@ from backend.curated import CuratedAnswers
 from backend.engine import Library
 from backend.questionnaires import Runs
 from backend.registry import Registry
+from backend.retrieval.embeddings import reader_for
 from backend.retrieval.index import BookNotIngested
 from backend.sources import Sources
 from backend.store import ResilientStore, open_store
@@ -227,9 +228,11 @@ def _watch(library: Library, settings: Settings, stop: asyncio.Event) -> asyncio
 
 
 def _warm_up(library: Library) -> None:
-    """Loads the embedding model and the book before the first reader waits for them."""
+    """Loads the embedding model, the model that reads quotes and the book before the first
+    reader waits for them."""
     try:
         library.embedder.embed_query("warm up")
+        reader_for(library.embedder).word_piece_vectors("warm up")
         passages = len(library.engine().retriever.corpus.chunks)
         log.info("book loaded", extra={"passages": passages})
     except BookNotIngested:

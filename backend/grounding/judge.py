@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from backend.grounding.citations import CitationStream
 from backend.grounding.run import RunState
 from backend.retrieval import lexical
-from backend.retrieval.embeddings import Embedder, OnnxEmbedder, packaged_reader
+from backend.retrieval.embeddings import Embedder, reader_for
 
 PACKAGED = Path(__file__).with_name("judge.json")
 _MARKER = "["  # citations are renumbered "[1]" markers in the answer text
@@ -157,7 +157,7 @@ def coverage(embedder: Embedder, ask: str, quote: str) -> tuple[float, float]:
     and over the third of them matched least."""
     if not quote:
         return 0.0, 0.0
-    reader = embedder if isinstance(embedder, OnnxEmbedder) else packaged_reader()
+    reader = reader_for(embedder)
     asked, quoted = reader.word_piece_vectors(ask), reader.word_piece_vectors(quote)
     if not len(asked) or not len(quoted):
         return 0.0, 0.0

@@ -264,8 +264,14 @@ def _hidden(session, tokenizer, text: str):  # untyped: onnxruntime, tokenizers,
 
 @cache
 def packaged_reader() -> OnnxEmbedder:
-    """The packaged model, to read quotes word piece by word piece whichever model embeds the book."""
+    """The packaged model, loaded once, to read quotes word piece by word piece."""
     return OnnxEmbedder()
+
+
+def reader_for(embedder: Embedder) -> OnnxEmbedder:
+    """The model that reads quotes: the book's own embedder when it is the packaged model, else
+    the packaged model, whichever service embeds the book."""
+    return embedder if isinstance(embedder, OnnxEmbedder) else packaged_reader()
 
 
 class CohereEmbedder:

@@ -4,7 +4,7 @@ import numpy as np
 
 from backend.grounding.judge import FEATURES, PACKAGED, Judge, Judgment, Logistic, coverage
 from backend.grounding.status import assess
-from backend.retrieval.embeddings import packaged_reader
+from backend.retrieval.embeddings import CohereEmbedder, OnnxEmbedder, packaged_reader, reader_for
 from eval import train_judge
 
 
@@ -83,3 +83,10 @@ def test_a_quote_covers_the_ask_word_piece_by_word_piece_and_its_least_covered_p
     assert least > other_least and covered > other_covered
     assert coverage(reader, ask, "") == (0.0, 0.0)
     assert coverage(reader, "?!", answers) == (0.0, 0.0)  # nothing to cover
+
+
+def test_quotes_are_read_by_the_packaged_model_whichever_service_embeds_the_book() -> None:
+    book_model = OnnxEmbedder()
+    assert reader_for(book_model) is book_model  # the same session: no second copy of the model
+    cohere = CohereEmbedder(api_key="unused")  # makes no request until it embeds
+    assert reader_for(cohere) is packaged_reader() is reader_for(cohere)
