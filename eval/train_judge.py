@@ -2,6 +2,7 @@
 leaving one book out.
 
     python eval/train_judge.py SETS.tsv RESULTS_DIR [--write backend/grounding/judge.json] [--judge FILE]
+        [--without SIGNAL ...]
 
 SETS.tsv: one line per question set, `name<TAB>questions.jsonl<TAB>book` (more columns are
 ignored); RESULTS_DIR/<name>.jsonl: that set's `lectern eval` results, which carry each answer's
@@ -9,7 +10,10 @@ signals (`judgment`). The judge only decides status and confidence, never what i
 judge's figures on a set follow from the results without running the set again: `--judge FILE`
 adds the figures of that judge (the packaged one, say) beside those of the judge learned
 without the set's book. An answer the run's own judge declined cannot be given back: measure
-on runs whose judge declines nothing (`found_at` 0) to compare judges.
+on runs whose judge declines nothing (`found_at` 0) to compare judges. `--without` learns the
+judge on the signals less those named, to measure what each adds (a run records every signal
+of FEATURES). The area under the ROC curve of `answers` on out-of-book probabilities (each book
+scored by the model learned without it) is printed on stderr.
 
 Labels: `answers`, the book answers the question (it is not one of the set's unanswerable
 questions); `right` (backend/evaluation.py), the first citation is a gold page and the answer
@@ -41,10 +45,10 @@ NEWTON_STEPS = 50
 
 
 class Sample:
-    def __init__(self, book: str, question: EvalQuestion, result: EvalResult):
+    def __init__(self, book: str, question: EvalQuestion, result: EvalResult, features: tuple[str, ...]):
         assert result.judgment is not None
         self.book, self.question, self.result = book, question, result
-        self.x = np.array([result.judgment[name] for name in FEATURES])
+        self.x = np.array([result.judgment[name] for name in features])
         self.answers = question.kind in CITING_KINDS
         self.right = right(question, result)
 
@@ -53,8 +57,11 @@ def work_of(book: str) -> str:
     return book.removesuffix("-pdf")
 
 
-def load(sets: Path, results: Path) -> tuple[list[Sample], dict[str, tuple[str, list[tuple[EvalQuestion, EvalResult]]]]]:
-    """Samples (answers the judge decides), and each set's book and questions with results."""
+def load(
+    sets: Path, results: Path, features: tuple[str, ...] = FEATURES
+) -> tuple[list[Sample], dict[str, tuple[str, list[tuple[EvalQuestion, EvalResult]]]]]:
+    """Samples (answers the judge decides, read as `features`), and each set's book and
+    questions with results."""
     samples: list[Sample] = []
     every: dict[str, tuple[str, list[tuple[EvalQuestion, EvalResult]]]] = {}
     for line in sets.read_text().splitlines():
@@ -65,12 +72,13 @@ def load(sets: Path, results: Path) -> tuple[list[Sample], dict[str, tuple[str, 
         by_id = {r.id: r for r in map(EvalResult.model_validate_json, rows)}
         pairs = [(q, by_id[q.id]) for q in load_questions(Path(questions_path))]
         every[name] = (book, pairs)
-        samples += [Sample(book, q, r) for q, r in pairs if r.judgment is not None]
+        samples += [Sample(book, q, r, features) for q, r in pairs if r.judgment is not None]
     return samples, every
 
 
-def fit(x: np.ndarray, y: np.ndarray) -> Logistic:
-    """L2-regularised logistic regression by Newton's method, on standardised signals."""
+def fit(x: np.ndarray, y: np.ndarray, features: tuple[str, ...] = FEATURES) -> Logistic:
+    """L2-regularised logistic regression by Newton's method, on standardised signals (the
+    columns of `x`, named by `features`)."""
     means, spreads = x.mean(axis=0), x.std(axis=0)
     spreads[spreads == 0] = 1.0
     z = np.hstack([np.ones((len(x), 1)), (x - means) / spreads])
@@ -86,15 +94,15 @@ def fit(x: np.ndarray, y: np.ndarray) -> Logistic:
         if np.abs(step).max() < 1e-8:
             break
     return Logistic(
-        weights={name: round(float(v), 6) for name, v in zip(FEATURES, w[1:], strict=True)},
+        weights={name: round(float(v), 6) for name, v in zip(features, w[1:], strict=True)},
         bias=round(float(w[0]), 6),
-        means={name: round(float(v), 6) for name, v in zip(FEATURES, means, strict=True)},
-        spreads={name: round(float(v), 6) for name, v in zip(FEATURES, spreads, strict=True)},
+        means={name: round(float(v), 6) for name, v in zip(features, means, strict=True)},
+        spreads={name: round(float(v), 6) for name, v in zip(features, spreads, strict=True)},
     )
 
 
 def probabilities(model: Logistic, samples: list[Sample]) -> np.ndarray:
-    return np.array([model.probability(dict(zip(FEATURES, s.x, strict=True))) for s in samples])
+    return np.array([model.probability(dict(zip(model.weights, s.x, strict=True))) for s in samples])
 
 
 def found_level(probability: np.ndarray, answerable: np.ndarray) -> float:
@@ -123,11 +131,12 @@ def high_level(probability: np.ndarray, right_answers: np.ndarray, found: np.nda
     return round(float(p[holds[-1]]), 4) if len(holds) else None
 
 
-def learn(samples: list[Sample]) -> Judge:
-    """The judge learned on these samples; its high level from out-of-book probabilities."""
+def learn(samples: list[Sample], features: tuple[str, ...] = FEATURES) -> Judge:
+    """The judge learned on these samples (read as `features`); its high level from out-of-book
+    probabilities."""
     x = np.array([s.x for s in samples])
-    answers = fit(x, np.array([s.answers for s in samples], float))
-    right_model = fit(x, np.array([s.right for s in samples], float))
+    answers = fit(x, np.array([s.answers for s in samples], float), features)
+    right_model = fit(x, np.array([s.right for s in samples], float), features)
     works = sorted({work_of(s.book) for s in samples})
     out_answers = np.zeros(len(samples))
     out_right = np.zeros(len(samples))
@@ -137,14 +146,20 @@ def learn(samples: list[Sample]) -> Judge:
         if not rest:
             continue
         xr = np.array([s.x for s in rest])
-        a = fit(xr, np.array([s.answers for s in rest], float))
-        r = fit(xr, np.array([s.right for s in rest], float))
+        a = fit(xr, np.array([s.answers for s in rest], float), features)
+        r = fit(xr, np.array([s.right for s in rest], float), features)
         held = [s for s, i in zip(samples, inside, strict=True) if i]
         out_answers[inside] = probabilities(a, held)
         out_right[inside] = probabilities(r, held)
     found_at = found_level(out_answers, np.array([s.answers for s in samples]))
     level = high_level(out_right, np.array([s.right for s in samples]), out_answers >= found_at)
     return Judge(answers, right_model, round(found_at, 4), level)
+
+
+def area_under_curve(probability: np.ndarray, positive: np.ndarray) -> float:
+    """The chance that a positive sample scores above a negative one (ties count half)."""
+    above, below = probability[positive], probability[~positive]
+    return float((above[:, None] > below).mean() + 0.5 * (above[:, None] == below).mean())
 
 
 def decided(judge: Judge, result: EvalResult) -> EvalResult:
@@ -176,12 +191,19 @@ def main() -> None:
     parser.add_argument("results", type=Path)
     parser.add_argument("--write", type=Path, help="write the judge learned on every book here")
     parser.add_argument("--judge", type=Path, help="also decide every set with this judge file")
+    parser.add_argument("--without", nargs="+", default=[], choices=FEATURES, metavar="SIGNAL",
+                        help="learn the judge without these signals")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    features = tuple(name for name in FEATURES if name not in args.without)
     given = Judge.load(args.judge) if args.judge else None
-    samples, every = load(args.sets, args.results)
+    samples, every = load(args.sets, args.results, features)
     works = sorted({work_of(s.book) for s in samples})
-    judges = {work: learn([s for s in samples if work_of(s.book) != work]) for work in works}
+    judges = {work: learn([s for s in samples if work_of(s.book) != work], features) for work in works}
+    out_of_book = np.array([judges[work_of(s.book)].answers.probability(dict(zip(features, s.x, strict=True)))
+                            for s in samples])
+    auc = area_under_curve(out_of_book, np.array([s.answers for s in samples]))
+    print(f"answers, out of book: area under the ROC curve {auc:.4f}", file=sys.stderr)
     report = {}
     for name, (book, rows) in every.items():
         judge = judges.get(work_of(book))
@@ -200,7 +222,7 @@ def main() -> None:
             for label, m in both.items():
                 print(f"{name:22} {label:{width}} " + " ".join(f"{'' if m[c] is None else m[c]:>12}" for c in cols))
     if args.write:
-        judge = learn(samples)
+        judge = learn(samples, features)
         args.write.write_text(json.dumps(judge.to_dict(), indent=1) + "\n")
         print(f"wrote {args.write}: found at {judge.found_at}, high at {judge.high_at}", file=sys.stderr)
 

@@ -90,3 +90,14 @@ def test_quotes_are_read_by_the_packaged_model_whichever_service_embeds_the_book
     assert reader_for(book_model) is book_model  # the same session: no second copy of the model
     cohere = CohereEmbedder(api_key="unused")  # makes no request until it embeds
     assert reader_for(cohere) is packaged_reader() is reader_for(cohere)
+
+
+def test_a_judge_is_learned_on_the_signals_asked_for_and_its_area_under_the_curve_read() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(200, len(FEATURES)))
+    y = (x[:, 0] > 0).astype(float)
+    without = FEATURES[1:]  # the one signal that tells them apart left out
+    model = train_judge.fit(x[:, 1:], y, without)
+    assert set(model.weights) == set(without)
+    assert train_judge.area_under_curve(np.array([0.9, 0.8, 0.3, 0.1]), np.array([True, True, False, False])) == 1.0
+    assert train_judge.area_under_curve(np.array([0.5, 0.5]), np.array([True, False])) == 0.5
