@@ -200,8 +200,7 @@ def main() -> None:
     samples, every = load(args.sets, args.results, features)
     works = sorted({work_of(s.book) for s in samples})
     judges = {work: learn([s for s in samples if work_of(s.book) != work], features) for work in works}
-    out_of_book = np.array([judges[work_of(s.book)].answers.probability(dict(zip(features, s.x, strict=True)))
-                            for s in samples])
+    out_of_book = np.array([probabilities(judges[work_of(s.book)].answers, [s])[0] for s in samples])
     auc = area_under_curve(out_of_book, np.array([s.answers for s in samples]))
     print(f"answers, out of book: area under the ROC curve {auc:.4f}", file=sys.stderr)
     report = {}
