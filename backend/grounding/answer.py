@@ -43,7 +43,7 @@ def ground(stream: CitationStream, raw_text: str, state: RunState, judge: Judge)
     judgment = judge.judge(state, stream)
     assessment = assess(
         judgment, len(citations), declined(raw_text), judge.found_at, judge.high_at,
-        _answers_every_part(state, stream.text),
+        _answers_every_part(state, stream.text), never_mentioned=bool(state.evidence.unmentioned),
     )
     if assessment.status == "not_found":
         related = state.evidence.topical > calibration.off_topic_similarity

@@ -17,6 +17,7 @@ the project's labelled question sets (`eval/train_judge.py`), in two models:
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
@@ -31,6 +32,7 @@ from backend.retrieval.embeddings import Embedder, reader_for
 
 PACKAGED = Path(__file__).with_name("judge.json")
 _MARKER = "["  # citations are renumbered "[1]" markers in the answer text
+_CITATION_MARKER = re.compile(r"\[\d+\]")
 RAREST = 2  # the ask's words that say most precisely what it is about
 
 # The signals, each the same scale on every book (support and nearness are read against the
@@ -42,19 +44,21 @@ FEATURES = (
     # distance from it to the confident level (0 at answerable, 1 at confident)
     "cannot_answer",  # the search found windows, but none that gives what the ask asks for (a
     # value of the asked kind, a way for a how-to): support was measured, then set to none
-    "nearest_above",  # the best passage's cosine above what everyday questions reach on this book,
-    # as a share of the way from there to 1
-    "one_page",  # the search's best passages and window are all on one page
-    "unmentioned",  # the ask names something the book never mentions
-    "lead_above",  # the same for the first cited passage
+    "lead_above",  # the first cited passage's cosine above what everyday questions' best passages
+    # reach on this book, as a share of the way from there to 1
     "rarest_held",  # the share of the ask's two rarest words (IDF-weighted) the first cited passage
     # holds: a question about what the book does not cover often shares all but its specific words
+    "names_held",  # the share of the names the ask uses (identifiers, CamelCase, acronyms) that the
+    # book uses whole, 1 when it names none: an option or a feature the tool does not have is often
+    # made of words the book uses apart (`wal_compression_level`), which `unmentioned` lets through
     "lead_covered",  # how well the first quote covers the ask, word piece by word piece (see coverage):
     # a quote that answers in other words than the question's
     "lead_least_covered",  # the same over the third of the ask the quote covers least: what a
     # question the book leaves open asks about is often the one thing the nearest quote does not say
+    "quotes_covered",  # the same read of the quote that covers the ask best, wherever it stands in
+    # the answer: an answer whose first quote leads in and whose second answers still answers
+    "quotes_least_covered",  # that quote's least covered third
     "answer_share",  # the share of the ask's (IDF-weighted) words the whole answer holds
-    "pages_cited",  # how many pages the answer cites
     "selection",  # the question is about a passage the reader selected
     "followup",  # the question leans on earlier turns
 )
@@ -112,7 +116,7 @@ class Judge:
 def signals(state: RunState, stream: CitationStream) -> dict[str, float]:
     """The run's signals for the judge (FEATURES), from its evidence and the answer `stream`
     carried (its text and citations)."""
-    citations, answer = stream.citations(), stream.text
+    answer = stream.text
     evidence = state.evidence
     calibration = state.retriever.calibration
     corpus = state.retriever.corpus
@@ -123,23 +127,25 @@ def signals(state: RunState, stream: CitationStream) -> dict[str, float]:
     ask_terms = lexical.terms(ask, compounds=False)
     asked = lexical.Weights(ask_terms, corpus.idf)
     rarest = lexical.Weights(sorted(set(ask_terms), key=lambda t: (-corpus.idf(t), t))[:RAREST], corpus.idf)
+    names = list(lexical.names(ask))
     lead = answer.split(_MARKER, 1)[0].strip()
+    quotes = [quote.strip() for quote in _CITATION_MARKER.split(answer) if quote.strip()]
+    (covered, least_covered), *by_quote = coverage(state.retriever.embedder, ask, [lead, *quotes])
+    best_covered, best_least_covered = max(by_quote, default=(0.0, 0.0))
     first = next((chunk_id for chunk_id, number in stream.numbers.items() if number == 1), None)
     level = calibration.off_topic_cosine
     lead_cosine = state.cosine.get(first, level) if first else level
-    covered, least_covered = coverage(state.retriever.embedder, ask, lead)
     return {
         "support_above": (evidence.support - answerable) / unit,
         "cannot_answer": float(evidence.measured > evidence.support and not evidence.unmentioned),
-        "nearest_above": _above(evidence.nearest, level),
-        "one_page": float(evidence.one_page),
-        "unmentioned": float(bool(evidence.unmentioned)),
         "lead_above": _above(lead_cosine, level),
         "rarest_held": rarest.share(corpus.terms_of(first)) if first else 0.0,
+        "names_held": sum(map(corpus.uses_whole, names)) / len(names) if names else 1.0,
         "lead_covered": covered,
         "lead_least_covered": least_covered,
+        "quotes_covered": best_covered,
+        "quotes_least_covered": best_least_covered,
         "answer_share": asked.share(lexical.terms(answer, compounds=False)),
-        "pages_cited": float(len({c.source_path for c in citations})),
         "selection": float(bool(question.selected_text)),
         "followup": float(bool(question.history)),
     }
@@ -149,16 +155,20 @@ def _above(cosine: float, level: float) -> float:
     return (cosine - level) / max(1 - level, 1e-3)
 
 
-def coverage(embedder: Embedder, ask: str, quote: str) -> tuple[float, float]:
-    """How well `quote` covers `ask`, read as BERTScore reads a candidate against a reference
+def coverage(embedder: Embedder, ask: str, quotes: list[str]) -> list[tuple[float, float]]:
+    """How well each quote covers `ask`, read as BERTScore reads a candidate against a reference
     (Zhang et al., 2020): each word piece of the ask is matched with its most similar word piece
     of the quote, both read in context by the packaged model, so "start" finds "launch" where
-    word shares find nothing. Gives the mean of those similarities over the ask's word pieces,
-    and over the third of them matched least."""
-    if not quote:
-        return 0.0, 0.0
+    word shares find nothing. Gives, for each quote, the mean of those similarities over the
+    ask's word pieces, and over the third of them matched least. The ask, and each distinct
+    quote, is read once."""
     reader = reader_for(embedder)
-    asked, quoted = reader.word_piece_vectors(ask), reader.word_piece_vectors(quote)
+    asked = reader.word_piece_vectors(ask)
+    read = {quote: reader.word_piece_vectors(quote) for quote in dict.fromkeys(quotes) if quote}
+    return [_covered(asked, read[quote]) if quote else (0.0, 0.0) for quote in quotes]
+
+
+def _covered(asked, quoted) -> tuple[float, float]:  # untyped: numpy arrays of unit row vectors
     if not len(asked) or not len(quoted):
         return 0.0, 0.0
     matched = np.sort((asked @ quoted.T).max(axis=1))

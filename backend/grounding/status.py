@@ -23,14 +23,15 @@ def assess(
     found_at: float,
     high_at: float | None,
     every_part: bool = True,
+    never_mentioned: bool = False,
 ) -> Assessment:
     """`every_part` is False when a part of a question that asks several things found too
     little support: the rest may be answered, the whole is not.
 
-    A question that names something the book never mentions is not answered by it, whatever the
-    judge's probability: over the 21 sets this fired on 72 questions, 66 of them unanswerable;
-    the judge answered one of the other six, citing the wrong page, and declined the rest."""
-    never_mentioned = judgment.features.get("unmentioned", 0.0) > 0
+    A question that names something the book never mentions (`never_mentioned`) is not answered
+    by it, whatever the judge's probability: over the 21 sets this fired on 72 questions, 66 of
+    them unanswerable; the judge answered one of the other six, citing the wrong page, and
+    declined the rest."""
     if model_declined or citations == 0 or never_mentioned or judgment.answers < found_at:
         return Assessment(status="not_found", confidence="not_found")
     if not every_part:

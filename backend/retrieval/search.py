@@ -224,10 +224,14 @@ class BookCorpus:
         Measurement Unit" for IMU)."""
         return [
             name for name, terms in lexical.names(text).items()
-            if not self.df.get(lexical.terms(name)[0])  # "cuVSLAM", written as one word
+            if not self.uses_whole(name)
             and not self.written_as_words(name, tuple(terms))
             and not (_acronym(name) and initials(name) in self.spelled_out)
         ]
+
+    def uses_whole(self, name: str) -> bool:
+        """Whether some passage uses the name as one word ("cuVSLAM", `wal_compression_level`)."""
+        return bool(self.df.get((lexical.terms(name) or [""])[0]))
 
     def _written_as_words(self, name: str, terms: tuple[str, ...]) -> bool:
         """Whether the book uses all of the name's terms and, for a name of capitalised words

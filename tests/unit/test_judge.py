@@ -16,9 +16,9 @@ def test_the_packaged_judge_reads_every_signal_and_gives_probabilities() -> None
     judge = Judge.load(PACKAGED)
     for model in (judge.answers, judge.right):
         assert set(model.weights) == set(FEATURES) and all(s > 0 for s in model.spreads.values())
-    strong = _features(support_above=2.0, nearest_above=0.5, lead_covered=0.8, lead_least_covered=0.6, answer_share=1.0,
-                       lead_above=0.5, pages_cited=1.0)
-    weak = _features(support_above=-2.0, nearest_above=-0.1, unmentioned=1.0, pages_cited=1.0)
+    strong = _features(support_above=2.0, lead_covered=0.8, lead_least_covered=0.6, quotes_covered=0.8,
+                       quotes_least_covered=0.6, answer_share=1.0, lead_above=0.5, names_held=1.0)
+    weak = _features(support_above=-2.0, lead_above=-0.1, names_held=0.0)
     assert 0.0 <= judge.answers.probability(weak) < judge.found_at <= judge.answers.probability(strong) <= 1.0
 
 
@@ -62,11 +62,9 @@ def test_a_judged_answer_is_declined_below_the_found_level_and_high_only_above_i
 
 
 def test_a_question_about_something_the_book_never_mentions_is_declined_however_likely() -> None:
-    features = _features(support_above=3.0, unmentioned=1.0)
-    made = Judgment(features=features, answers=0.99, right=0.99)
-    assessed = assess(made, citations=2, model_declined=False, found_at=0.5, high_at=0.9)
+    made = Judgment(features=_features(support_above=3.0), answers=0.99, right=0.99)
+    assessed = assess(made, citations=2, model_declined=False, found_at=0.5, high_at=0.9, never_mentioned=True)
     assert (assessed.status, assessed.confidence) == ("not_found", "not_found")
-    made.features["unmentioned"] = 0.0
     assert assess(made, citations=2, model_declined=False, found_at=0.5, high_at=0.9).status == "found"
 
 
@@ -77,12 +75,12 @@ def test_a_quote_covers_the_ask_word_piece_by_word_piece_and_its_least_covered_p
     ask = "How long does the retry loop wait before giving up?"
     answers = "The retry loop stops after thirty seconds without a reply."
     beside = "The retry loop can be switched off in the settings file."
-    covered, least = coverage(reader, ask, answers)
-    other_covered, other_least = coverage(reader, ask, beside)
+    (covered, least), (other_covered, other_least), nothing = coverage(reader, ask, [answers, beside, ""])
     assert 0 < least < covered <= 1
     assert least > other_least and covered > other_covered
-    assert coverage(reader, ask, "") == (0.0, 0.0)
-    assert coverage(reader, "?!", answers) == (0.0, 0.0)  # nothing to cover
+    assert nothing == (0.0, 0.0)
+    assert coverage(reader, "?!", [answers]) == [(0.0, 0.0)]  # nothing to cover
+    assert coverage(reader, ask, [answers, answers]) == [(covered, least)] * 2
 
 
 def test_quotes_are_read_by_the_packaged_model_whichever_service_embeds_the_book() -> None:

@@ -104,7 +104,7 @@ async def test_an_llms_cited_answer_is_graded_with_the_books_calibration(
     finally:
         lib.close()
     assert (answer.status, answer.confidence) == (status, confidence)
-    assert answer.judgment is not None and answer.judgment.features["pages_cited"] == 1.0
+    assert answer.judgment is not None and answer.judgment.features["quotes_covered"] > 0  # its quote was read
     assert f'"answerable": {calibration.answerable}' in fake.tool_results(1)[0]
 
 

@@ -62,3 +62,16 @@ async def test_choosing_the_llm_is_answered_from_the_configuration_page(guide: L
     assert answer.status == "found"
     assert answer.citations[0].source_path == "02-for-maintainers/03-configuration.md"
     assert "LECTERN_MODEL" in answer.text
+
+
+async def test_a_status_the_book_does_not_have_is_not_answered_though_its_words_are_the_book_s(guide: Library) -> None:
+    """`not_found` is a status the book names; `not_answered` is made of the book's words, so it is
+    not "never mentioned", but the book never uses it whole: the judge reads that (`names_held`)."""
+    corpus = guide.engine().retriever.corpus
+    assert corpus.uses_whole("not_found") and not corpus.uses_whole("not_answered")
+    assert corpus.unmentioned("When is an answer's status not_answered?") == []
+    real, _ = await ask(guide.engine(), "When is an answer's status not_found?")
+    made_up, _ = await ask(guide.engine(), "When is an answer's status not_answered?")
+    assert real.judgment is not None and made_up.judgment is not None
+    assert (real.judgment.features["names_held"], made_up.judgment.features["names_held"]) == (1.0, 0.0)
+    assert real.status == "found" and made_up.status == "not_found"
