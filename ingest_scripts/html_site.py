@@ -133,7 +133,7 @@ def read_tree(tree: LexborHTMLParser, name: str = "") -> HtmlPage | None:
     if tree.css_first("meta[name=robots][content*=noindex]") or _redirects(tree):
         return None
     content = _main_content(tree)
-    if _is_source_listing(content):
+    if content is None or _is_source_listing(content):  # None: a frameset, whose frames are pages
         return None
     module = _breadcrumb_module(tree) or _navigation_module(tree, content) or _up_module(tree)
     _strip(content)
@@ -354,11 +354,11 @@ def placements(served_paths: dict[str, str]) -> dict[str, Placement]:
     }
 
 
-def _main_content(tree: LexborHTMLParser) -> LexborNode:
+def _main_content(tree: LexborHTMLParser) -> LexborNode | None:
     for selector in _CONTENT:
         if node := tree.css_first(selector):
             return node
-    return tree.body  # type: ignore[return-value]  # the parser always makes one
+    return tree.body  # None only for a frameset
 
 
 def _breadcrumb_module(tree: LexborHTMLParser) -> str | None:

@@ -702,8 +702,11 @@ def test_a_texinfo_manual_is_read_without_its_navigation_and_with_its_node_ancho
         ) + "</ul></li>"
         for name in ("abc", "argparse", "array", "ast", "asyncio", "atexit")
     ) + "</ul></td></tr></table></main>"),
+    # a frameset (FontForge's old pages): no body, its frames are pages of their own
+    ("<HTML><HEAD><TITLE>Glossary</TITLE></HEAD><FRAMESET COLS='130,*'><FRAME SRC='GlossaryNav.html'>"
+     "<FRAME SRC='Glossary.html' NAME='main'></FRAMESET></HTML>"),
 ], ids=["not found", "noindex", "index of links", "listing", "redirect", "redirect without url=", "redirect after a comma",
-        "general index"])
+        "general index", "frameset"])
 def test_pages_that_are_not_content_are_skipped(html: str) -> None:
     assert read_page(html) is None
 
