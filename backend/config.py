@@ -9,7 +9,9 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+    # Only the documented names: `populate_by_name` would also read a variable named like a field
+    # (`MODEL`, `BOOK`, `JUDGE`), which other programs set for their own ends.
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
     data_dir: Path = Field(Path("data"), alias="LECTERN_DATA_DIR")
     book: str = Field("lectern-guide", alias="LECTERN_BOOK")
