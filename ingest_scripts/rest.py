@@ -4,10 +4,11 @@ docutils, the parser Sphinx itself uses, reads the page. What Sphinx adds to reS
 docutils does not know is read as Sphinx shows it: a cross-reference role (`:func:`,
 `:ref:`, `:py:class:` …) as its text, as code for a program's objects, as the MyST reader
 shows roles (markdown.role_shown); a prose directive (versionadded, seealso, glossary, only …)
-as its content; the others (toctree, autodoc, index …) as nothing, since what they show is not
-in the page's source. The page is then written as HTML and read as a built page is
-(html_site.read_page), so its title, blocks and section ids are those the build has: Sphinx's
-ids are docutils' ids.
+as its content; an object a domain describes (`.. class::`, `.. c:function::`, `.. option::`)
+as its signature heading its content, and a doctest example as code; the others (toctree,
+autodoc, index …) as nothing, since what they show is not in the page's source. The page is
+then written as HTML and read as a built page is (html_site.read_page), so its title, blocks
+and section ids are those the build has: Sphinx's ids are docutils' ids.
 """
 
 import ast
@@ -123,6 +124,53 @@ class _VersionChange(_Prose):
         return [container]
 
 
+class _ObjectDescription(Directive):
+    """A program object a Sphinx domain describes (`.. class:: Fernet(key)`, `.. c:function::`,
+    `.. option:: --verbose`): its signatures, one a line, head its content as the built page's
+    `<dl><dt class="sig">` does (html_site reads them so)."""
+
+    has_content = True
+    optional_arguments = 1
+    final_argument_whitespace = True
+    option_spec: ClassVar[dict[str, object]] = _AnyOptions()
+
+    def run(self) -> list[nodes.Node]:
+        signatures = [line.strip() for line in (self.arguments[0] if self.arguments else "").splitlines()]
+        kind = self.name.rsplit(":", 1)[-1]
+        shown = _SHOWN_AS.get(kind, "{}")
+        item = nodes.definition_list_item()
+        item += [nodes.term(text=shown.format(signature), classes=["sig"]) for signature in signatures if signature]
+        definition = nodes.definition()
+        self.state.nested_parse(self.content, self.content_offset, definition)
+        item += definition
+        return [nodes.definition_list("", item)]
+
+
+# What Sphinx prints before an object's signature, by the directive's kind.
+_SHOWN_AS = {
+    "class": "class {}", "exception": "exception {}", "classmethod": "classmethod {}",
+    "staticmethod": "static {}", "property": "property {}", "decorator": "@{}", "decoratormethod": "@{}",
+    "struct": "struct {}", "union": "union {}", "enum": "enum {}", "enum-struct": "enum struct {}",
+    "enum-class": "enum class {}", "concept": "template concept {}",
+}
+# The language Sphinx highlights each of its doctest extension's examples in.
+_DOCTEST_LANGUAGE = {"doctest": "pycon", "testcode": "python", "testoutput": "none"}
+
+
+class _Doctest(Directive):
+    """An example Sphinx's doctest extension shows as code (`.. doctest::`, `.. testcode::`)."""
+
+    has_content = True
+    optional_arguments = 1
+    final_argument_whitespace = True
+    option_spec: ClassVar[dict[str, object]] = _AnyOptions()
+
+    def run(self) -> list[nodes.Node]:
+        code = "\n".join(self.content)
+        language = f"highlight-{_DOCTEST_LANGUAGE[self.name]}"  # the class the built page's <div> has
+        return [nodes.literal_block(code, code, classes=[language])] if code.strip() else []
+
+
 for _name in (
     "seealso", "glossary", "only", "centered", "hlist", "tab", "tabs", "tab-set", "tab-item",
     "group-tab", "card", "dropdown", "grid", "grid-item", "grid-item-card",
@@ -130,6 +178,24 @@ for _name in (
     directives.register_directive(_name, _Prose)
 for _name in _VERSION_LEADS:
     directives.register_directive(_name, _VersionChange)
+# Sphinx's domains' object directives, with and without their domain's prefix (the Python
+# domain's are the default's); `module`, `currentmodule` and `program` show nothing of their own.
+_OBJECTS = {
+    "py": ("class", "function", "method", "classmethod", "staticmethod", "attribute", "property", "data",
+           "exception", "decorator", "decoratormethod", "type"),
+    "c": ("function", "member", "macro", "type", "struct", "union", "enum", "enumerator", "var"),
+    "cpp": ("class", "struct", "function", "member", "var", "type", "concept", "enum", "enum-struct",
+            "enum-class", "enumerator", "union"),
+    "js": ("function", "method", "class", "data", "attribute"),
+    "std": ("option", "envvar", "describe", "object", "cmdoption"),
+}
+for _domain, _kinds in _OBJECTS.items():
+    for _kind in _kinds:
+        directives.register_directive(f"{_domain}:{_kind}", _ObjectDescription)
+        if _domain in ("py", "std"):
+            directives.register_directive(_kind, _ObjectDescription)
+for _name in ("doctest", "testcode", "testoutput"):  # testsetup and testcleanup are not shown
+    directives.register_directive(_name, _Doctest)
 
 
 # What one page may pull in with `.. include::`, counted by the files' sizes: a few files that

@@ -14,6 +14,7 @@ from urllib.parse import unquote
 import pytest
 
 from ingest_scripts import rest
+from ingest_scripts.html_site import read_page
 from ingest_scripts.layouts import (
     Hugo,
     Jekyll,
@@ -794,6 +795,59 @@ def test_a_sphinx_rest_project_reads_as_its_real_build(tmp_path: Path) -> None:
     assert "Added in version 2.1: Calibration remembers its offset." in install
     api = next(c.text for c in plan.chunks if c.source_path == "api.rst")
     assert "The `Gauge` class." in api and "autofunction" not in api and "gauges.read" not in api
+
+
+OBJECTS_PAGE = f"""Padding
+=======
+
+Padding extends data to a whole number of blocks. {PROSE}
+
+.. class:: ANSIX923(block_size)
+
+    ANSI X9.23 padding appends zero bytes and a last byte that counts them.
+
+    .. doctest::
+
+        >>> padder = ANSIX923(128).padder()
+
+    :param block_size: The size of the block in bits.
+
+    .. method:: padder()
+
+        Returns a padding context.
+
+.. function:: load_pem(data)
+              load_der(data)
+
+    Loads a key.
+
+.. option:: --strict
+
+    Refuses bad padding.
+"""
+
+
+def test_the_objects_a_page_describes_read_as_its_real_build_shows_them(tmp_path: Path) -> None:
+    """A library documented in its pages rather than by autodoc (pyca/cryptography's
+    `.. class:: ANSIX923(block_size)`): each signature heads its description and a doctest is
+    code, in the source as in the build, where they were left out with their examples."""
+    book = {**SPHINX_REST, "docs/conf.py": SPHINX_REST["docs/conf.py"] + 'extensions = ["sphinx.ext.doctest"]\n',
+            "docs/api.rst": OBJECTS_PAGE}
+    root = write_book(tmp_path / "project", book)
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root / "docs"), str(site)],
+                   check=True, capture_output=True)
+    built = read_page((site / "api.html").read_text(encoding="utf-8"), "api.html")
+    source = read_rest(OBJECTS_PAGE, "api")
+    assert built is not None and source is not None
+    read, shown = [(b.kind, b.text) for b in source.blocks], [(b.kind, b.text) for b in built.blocks]
+    # Sphinx groups a field list under its own labels ("Parameters: block_size – …"); the source
+    # is read as docutils shows it ("param block_size: …"), a difference of wording only.
+    fields = read.index(("text", "param block_size: The size of the block in bits."))
+    assert shown[fields] == ("text", "Parameters: block_size – The size of the block in bits.")
+    assert read[:fields] + read[fields + 1:] == shown[:fields] + shown[fields + 1:]
+    assert read[2] == ("text", "class ANSIX923(block_size)")
+    assert read[4] == ("fence", "```pycon\n>>> padder = ANSIX923(128).padder()\n```")
 
 
 def test_a_rest_page_shows_what_it_includes_from_its_book_and_nothing_from_elsewhere(tmp_path: Path) -> None:
