@@ -100,6 +100,25 @@ _MYST_PROSE = frozenset({
     "margin", "dropdown",
 })
 _MYST_CODE = frozenset({"code", "code-block", "sourcecode", "doctest", "testcode", "testoutput", "code-cell"})
+# Sphinx's domains' object directives (`.. py:class::`, ```{c:function}```), which the Python and
+# the std domains' also name without their prefix; `module`, `currentmodule` and `program` show
+# nothing of their own.
+SPHINX_OBJECTS = {
+    "py": ("class", "function", "method", "classmethod", "staticmethod", "attribute", "property", "data",
+           "exception", "decorator", "decoratormethod", "type"),
+    "c": ("function", "member", "macro", "type", "struct", "union", "enum", "enumerator", "var"),
+    "cpp": ("class", "struct", "function", "member", "var", "type", "concept", "enum", "enum-struct",
+            "enum-class", "enumerator", "union"),
+    "js": ("function", "method", "class", "data", "attribute"),
+    "std": ("option", "envvar", "describe", "object", "cmdoption"),
+}
+# What Sphinx prints before an object's signature, by the directive's kind.
+_SIGNATURE_LEADS = {
+    "class": "class {}", "exception": "exception {}", "classmethod": "classmethod {}",
+    "staticmethod": "static {}", "property": "property {}", "decorator": "@{}", "decoratormethod": "@{}",
+    "struct": "struct {}", "union": "union {}", "enum": "enum {}", "enum-struct": "enum struct {}",
+    "enum-class": "enum class {}", "concept": "template concept {}",
+}
 # sphinx-design's containers: tabs, grids and cards lay out markdown (prose, code, lists) that
 # the page shows in full; their bodies are read as the page's own blocks.
 _MYST_CONTAINERS = frozenset({
@@ -297,6 +316,14 @@ def role_shown(role: str, text: str) -> str:
     return f"`{text}`" if name in _MYST_CODE_ROLES and not titled else text
 
 
+_OBJECT_KINDS = frozenset(kind for kinds in SPHINX_OBJECTS.values() for kind in kinds)
+
+
+def signature_shown(kind: str, signature: str) -> str:
+    """An object's signature as Sphinx prints it ("class Fernet(key)", "@cached")."""
+    return _SIGNATURE_LEADS.get(kind, "{}").format(signature)
+
+
 def _myst_directive(info: str) -> str | None:
     """The name of the MyST directive a fence opens ("{note}" → "note"), None for code."""
     found = re.match(r"\{([\w:-]+)\}", info.strip())
@@ -422,11 +449,14 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
         elif token.type == "fence" and (directive := _myst_directive(token.info)) is not None:
             if directive in _MYST_CODE:
                 kind = "fence"
-            elif directive in _MYST_CONTAINERS:
+            elif directive in _MYST_CONTAINERS or directive in _OBJECT_KINDS:
                 inner = body_start + line_starts[min(first + 1, len(line_starts) - 1)]
                 closed = re.fullmatch(r"[ \t]*(?::{3,}|`{3,})[ \t]*", body[line_starts[last - 1] : end].strip("\n"))
                 inner_end = body_start + (line_starts[last - 1] if closed and last - 1 > first else end)
                 options = _YAML_OPTIONS.match(source[inner:inner_end]) or _DIRECTIVE_OPTIONS.match(source[inner:inner_end])
+                if directive in _OBJECT_KINDS:  # its signature heads its body, as the built page's <dt class="sig">
+                    signature = token.info.strip().split("}", 1)[1].strip()
+                    blocks.append(Block("text", body_start + start, inner, signature_shown(directive, signature)))
                 inner += options.end() if options else 0
                 blocks.extend(parse_blocks(source, inner, inner_end))
                 continue

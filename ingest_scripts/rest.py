@@ -30,7 +30,7 @@ from docutils.writers.html5_polyglot import HTMLTranslator, Writer
 
 from ingest_scripts.html_site import HtmlPage, chunk_html_page, read_page
 from ingest_scripts.layouts import REST_TITLE, doc_target
-from ingest_scripts.markdown import ParsedPage, role_shown
+from ingest_scripts.markdown import SPHINX_OBJECTS, ParsedPage, role_shown, signature_shown
 
 # Sphinx's file-wide metadata: a field list that opens the file (":orphan:", ":tocdepth: 2").
 _FILE_METADATA = re.compile(r"\A(?:[ \t]*:[\w-]+:[^\n]*\n)+")
@@ -137,22 +137,14 @@ class _ObjectDescription(Directive):
     def run(self) -> list[nodes.Node]:
         signatures = [line.strip() for line in (self.arguments[0] if self.arguments else "").splitlines()]
         kind = self.name.rsplit(":", 1)[-1]
-        shown = _SHOWN_AS.get(kind, "{}")
         item = nodes.definition_list_item()
-        item += [nodes.term(text=shown.format(signature), classes=["sig"]) for signature in signatures if signature]
+        item += [nodes.term(text=signature_shown(kind, signature), classes=["sig"]) for signature in signatures if signature]
         definition = nodes.definition()
         self.state.nested_parse(self.content, self.content_offset, definition)
         item += definition
         return [nodes.definition_list("", item)]
 
 
-# What Sphinx prints before an object's signature, by the directive's kind.
-_SHOWN_AS = {
-    "class": "class {}", "exception": "exception {}", "classmethod": "classmethod {}",
-    "staticmethod": "static {}", "property": "property {}", "decorator": "@{}", "decoratormethod": "@{}",
-    "struct": "struct {}", "union": "union {}", "enum": "enum {}", "enum-struct": "enum struct {}",
-    "enum-class": "enum class {}", "concept": "template concept {}",
-}
 # The language Sphinx highlights each of its doctest extension's examples in.
 _DOCTEST_LANGUAGE = {"doctest": "pycon", "testcode": "python", "testoutput": "none"}
 
@@ -178,18 +170,7 @@ for _name in (
     directives.register_directive(_name, _Prose)
 for _name in _VERSION_LEADS:
     directives.register_directive(_name, _VersionChange)
-# Sphinx's domains' object directives, with and without their domain's prefix (the Python
-# domain's are the default's); `module`, `currentmodule` and `program` show nothing of their own.
-_OBJECTS = {
-    "py": ("class", "function", "method", "classmethod", "staticmethod", "attribute", "property", "data",
-           "exception", "decorator", "decoratormethod", "type"),
-    "c": ("function", "member", "macro", "type", "struct", "union", "enum", "enumerator", "var"),
-    "cpp": ("class", "struct", "function", "member", "var", "type", "concept", "enum", "enum-struct",
-            "enum-class", "enumerator", "union"),
-    "js": ("function", "method", "class", "data", "attribute"),
-    "std": ("option", "envvar", "describe", "object", "cmdoption"),
-}
-for _domain, _kinds in _OBJECTS.items():
+for _domain, _kinds in SPHINX_OBJECTS.items():
     for _kind in _kinds:
         directives.register_directive(f"{_domain}:{_kind}", _ObjectDescription)
         if _domain in ("py", "std"):

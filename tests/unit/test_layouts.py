@@ -27,6 +27,7 @@ from ingest_scripts.layouts import (
     VitePress,
     detect_layout,
 )
+from ingest_scripts.markdown import parse_blocks
 from ingest_scripts.pipeline import BookPlan, IngestError, plan_book
 from ingest_scripts.rest import read_rest
 from tests.support.books import write_book
@@ -848,6 +849,46 @@ def test_the_objects_a_page_describes_read_as_its_real_build_shows_them(tmp_path
     assert read[:fields] + read[fields + 1:] == shown[:fields] + shown[fields + 1:]
     assert read[2] == ("text", "class ANSIX923(block_size)")
     assert read[4] == ("fence", "```pycon\n>>> padder = ANSIX923(128).padder()\n```")
+
+
+MYST_OBJECTS_PAGE = f"""# Keys
+
+Keys are loaded from the bytes of a file. {PROSE}
+
+````{{py:function}} load_pem(data)
+Loads a key from PEM data.
+
+```pycon
+>>> load_pem(b"-----BEGIN")
+```
+````
+
+```{{py:class}} Fernet(key)
+A symmetric token.
+```
+
+```{{option}} --strict
+Refuses bad padding.
+```
+"""
+
+
+def test_the_objects_a_myst_page_describes_read_as_its_real_build_shows_them(tmp_path: Path) -> None:
+    """The same objects written as MyST directives: a signature heads its body, which is read as
+    the page's own prose and code (they were left out, body and all)."""
+    root = write_book(tmp_path / "project", {
+        "docs/conf.py": 'project = "Keys"\nextensions = ["myst_parser"]\n', "docs/index.md": MYST_OBJECTS_PAGE,
+    })
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root / "docs"), str(site)],
+                   check=True, capture_output=True)
+    built = read_page((site / "index.html").read_text(encoding="utf-8"), "index.html")
+    assert built is not None
+    read = [(b.kind, b.text) for b in parse_blocks(MYST_OBJECTS_PAGE, 0)]
+    assert read == [(b.kind, b.text) for b in built.blocks]
+    assert read[2:5] == [("text", "load_pem(data)"), ("text", "Loads a key from PEM data."),
+                         ("fence", '```pycon\n>>> load_pem(b"-----BEGIN")\n```')]
+    assert ("text", "class Fernet(key)") in read
 
 
 def test_a_rest_page_shows_what_it_includes_from_its_book_and_nothing_from_elsewhere(tmp_path: Path) -> None:
