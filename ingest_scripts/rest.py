@@ -175,7 +175,7 @@ for _domain, _kinds in SPHINX_OBJECTS.items():
         directives.register_directive(f"{_domain}:{_kind}", _ObjectDescription)
         if _domain in ("py", "std"):
             directives.register_directive(_kind, _ObjectDescription)
-for _name in ("doctest", "testcode", "testoutput"):  # testsetup and testcleanup are not shown
+for _name in _DOCTEST_LANGUAGE:  # testsetup and testcleanup are not shown
     directives.register_directive(_name, _Doctest)
 
 
