@@ -99,7 +99,10 @@ _MYST_PROSE = frozenset({
     "seealso", "admonition", "versionadded", "versionchanged", "deprecated", "topic", "sidebar",
     "margin", "dropdown",
 })
-_MYST_CODE = frozenset({"code", "code-block", "sourcecode", "doctest", "testcode", "testoutput", "code-cell"})
+# The language Sphinx highlights each of its doctest extension's examples in (testsetup and
+# testcleanup are not shown).
+DOCTEST_LANGUAGE = {"doctest": "pycon", "testcode": "python", "testoutput": "none"}
+_MYST_CODE = frozenset({"code", "code-block", "sourcecode", "code-cell", *DOCTEST_LANGUAGE})
 # Sphinx's domains' object directives (`.. py:class::`, ```{c:function}```), which the Python and
 # the std domains' also name without their prefix; `module`, `currentmodule` and `program` show
 # nothing of their own.

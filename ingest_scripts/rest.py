@@ -30,7 +30,13 @@ from docutils.writers.html5_polyglot import HTMLTranslator, Writer
 
 from ingest_scripts.html_site import HtmlPage, chunk_html_page, read_page
 from ingest_scripts.layouts import REST_TITLE, doc_target
-from ingest_scripts.markdown import SPHINX_OBJECTS, ParsedPage, role_shown, signature_shown
+from ingest_scripts.markdown import (
+    DOCTEST_LANGUAGE,
+    SPHINX_OBJECTS,
+    ParsedPage,
+    role_shown,
+    signature_shown,
+)
 
 # Sphinx's file-wide metadata: a field list that opens the file (":orphan:", ":tocdepth: 2").
 _FILE_METADATA = re.compile(r"\A(?:[ \t]*:[\w-]+:[^\n]*\n)+")
@@ -145,10 +151,6 @@ class _ObjectDescription(Directive):
         return [nodes.definition_list("", item)]
 
 
-# The language Sphinx highlights each of its doctest extension's examples in.
-_DOCTEST_LANGUAGE = {"doctest": "pycon", "testcode": "python", "testoutput": "none"}
-
-
 class _Doctest(Directive):
     """An example Sphinx's doctest extension shows as code (`.. doctest::`, `.. testcode::`)."""
 
@@ -159,7 +161,7 @@ class _Doctest(Directive):
 
     def run(self) -> list[nodes.Node]:
         code = "\n".join(self.content)
-        language = f"highlight-{_DOCTEST_LANGUAGE[self.name]}"  # the class the built page's <div> has
+        language = f"highlight-{DOCTEST_LANGUAGE[self.name]}"  # the class the built page's <div> has
         return [nodes.literal_block(code, code, classes=[language])] if code.strip() else []
 
 
@@ -175,7 +177,7 @@ for _domain, _kinds in SPHINX_OBJECTS.items():
         directives.register_directive(f"{_domain}:{_kind}", _ObjectDescription)
         if _domain in ("py", "std"):
             directives.register_directive(_kind, _ObjectDescription)
-for _name in _DOCTEST_LANGUAGE:  # testsetup and testcleanup are not shown
+for _name in DOCTEST_LANGUAGE:
     directives.register_directive(_name, _Doctest)
 
 
