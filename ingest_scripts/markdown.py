@@ -87,6 +87,7 @@ _ADMONITION_FENCE = re.compile(
 )
 # MyST: a target label line, "(custom-comparison)=", names the heading under it; readers see nothing.
 # A line opening with "%" is a MyST comment.
+_COLON_FENCE = re.compile(r"[ \t]*:{3,}(?=\{)")  # a MyST colon fence's opener, up to its "{directive}"
 _MYST_LABEL_OR_COMMENT = re.compile(r"^[ \t]*(?:\([\w.:-]+\)=[ \t]*|%(?:[ \t].*)?)$\n?", re.MULTILINE)
 _MYST_CODE_ROLES = frozenset({
     "func", "meth", "class", "obj", "attr", "mod", "data", "exc", "const", "any", "code",
@@ -327,6 +328,11 @@ def signature_shown(kind: str, signature: str) -> str:
     return _SIGNATURE_LEADS.get(kind, "{}").format(signature)
 
 
+def _signature_of(kind: str, info: str) -> str:
+    """The signature a MyST object directive's fence opens with ("{py:class} Fernet(key)"), shown."""
+    return signature_shown(kind, info.strip().split("}", 1)[1].strip())
+
+
 def _myst_directive(info: str) -> str | None:
     """The name of the MyST directive a fence opens ("{note}" → "note"), None for code."""
     found = re.match(r"\{([\w:-]+)\}", info.strip())
@@ -458,8 +464,7 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
                 inner_end = body_start + (line_starts[last - 1] if closed and last - 1 > first else end)
                 options = _YAML_OPTIONS.match(source[inner:inner_end]) or _DIRECTIVE_OPTIONS.match(source[inner:inner_end])
                 if directive in _OBJECT_KINDS:  # its signature heads its body, as the built page's <dt class="sig">
-                    signature = token.info.strip().split("}", 1)[1].strip()
-                    blocks.append(Block("text", body_start + start, inner, signature_shown(directive, signature)))
+                    blocks.append(Block("text", body_start + start, inner, _signature_of(directive, token.info)))
                 inner += options.end() if options else 0
                 blocks.extend(parse_blocks(source, inner, inner_end))
                 continue
@@ -492,6 +497,12 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
             if opened:
                 at, start = min(opened)
                 raw, comment_end = raw[:at], _COMMENTS[start]
+            fence = _COLON_FENCE.match(raw) if kind == "text" else None
+            info = raw[fence.end() :].split("\n", 1)[0] if fence else ""
+            if fence and (directive := _myst_directive(info)) in _OBJECT_KINDS:
+                # a colon fence's opener is markup the paragraph loses below, but for its signature
+                blocks.append(Block("text", body_start + start, body_start + start + len(fence[0]) + len(info),
+                                    _signature_of(directive, info)))
             opener = kind == "text" and bool(_ADMONITION_FENCE.fullmatch(raw.strip() + "\n"))
             raw = as_shown(raw, references, footnotes).strip()
             if not raw:

@@ -891,6 +891,46 @@ def test_the_objects_a_myst_page_describes_read_as_its_real_build_shows_them(tmp
     assert ("text", "class Fernet(key)") in read
 
 
+MYST_COLON_OBJECTS_PAGE = f"""# Keys
+
+Keys are loaded from the bytes of a file. {PROSE}
+
+:::{{py:function}} load_pem(data, *args)
+Loads a key from PEM data.
+:::
+
+:::{{py:class}} Fernet(key)
+:noindex:
+
+A symmetric token.
+
+It signs and encrypts.
+:::
+
+:::{{note}}
+Keep keys secret.
+:::
+"""
+
+
+def test_the_objects_a_myst_page_describes_in_colon_fences_read_as_its_real_build_shows_them(tmp_path: Path) -> None:
+    """MyST's colon fences (`:::{py:class} Fernet(key)`, with the colon_fence extension) are read
+    as its backtick fences are: the signature heads the body (it was lost with the opener line)."""
+    root = write_book(tmp_path / "project", {
+        "docs/conf.py": 'project = "Keys"\nextensions = ["myst_parser"]\nmyst_enable_extensions = ["colon_fence"]\n',
+        "docs/index.md": MYST_COLON_OBJECTS_PAGE,
+    })
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root / "docs"), str(site)],
+                   check=True, capture_output=True)
+    built = read_page((site / "index.html").read_text(encoding="utf-8"), "index.html")
+    assert built is not None
+    read = [(b.kind, b.text) for b in parse_blocks(MYST_COLON_OBJECTS_PAGE, 0)]
+    assert read == [(b.kind, b.text) for b in built.blocks]
+    assert read[2:5] == [("text", "load_pem(data, *args)"), ("text", "Loads a key from PEM data."),
+                         ("text", "class Fernet(key)")]
+
+
 def test_a_rest_page_shows_what_it_includes_from_its_book_and_nothing_from_elsewhere(tmp_path: Path) -> None:
     """Sphinx projects pull a command's reference into its page (`.. include:: create.rst.inc`);
     a path from "/" is from the project's folder, as Sphinx reads it. A file outside the book's
