@@ -85,9 +85,9 @@ _ADMONITION_FENCE = re.compile(
     r"^[ \t]*(?::::+\{[\w:-]+\}[^\n]*\n(?:[ \t]*:[\w-]+:[^\n]*(?:\n|$))*|(?::::+|(?:!!!|\?\?\?\+?)[ \t]+[\w-]+)[^\n]*\n?)",
     re.MULTILINE,
 )
+_COLON_FENCE = re.compile(r"[ \t]*:{3,}(?=\{)")  # a MyST colon fence's opener, up to its "{directive}"
 # MyST: a target label line, "(custom-comparison)=", names the heading under it; readers see nothing.
 # A line opening with "%" is a MyST comment.
-_COLON_FENCE = re.compile(r"[ \t]*:{3,}(?=\{)")  # a MyST colon fence's opener, up to its "{directive}"
 _MYST_LABEL_OR_COMMENT = re.compile(r"^[ \t]*(?:\([\w.:-]+\)=[ \t]*|%(?:[ \t].*)?)$\n?", re.MULTILINE)
 _MYST_CODE_ROLES = frozenset({
     "func", "meth", "class", "obj", "attr", "mod", "data", "exc", "const", "any", "code",
@@ -101,7 +101,7 @@ _MYST_PROSE = frozenset({
     "margin", "dropdown",
 })
 # The language Sphinx highlights each of its doctest extension's examples in (testsetup and
-# testcleanup are not shown).
+# testcleanup are not shown): the reST reader gives it; a MyST fence keeps its own opener.
 DOCTEST_LANGUAGE = {"doctest": "pycon", "testcode": "python", "testoutput": "none"}
 _MYST_CODE = frozenset({"code", "code-block", "sourcecode", "code-cell", *DOCTEST_LANGUAGE})
 # Sphinx's domains' object directives (`.. py:class::`, ```{c:function}```), which the Python and
@@ -329,8 +329,10 @@ def signature_shown(kind: str, signature: str) -> str:
 
 
 def _signature_of(kind: str, info: str) -> str:
-    """The signature a MyST object directive's fence opens with ("{py:class} Fernet(key)"), shown."""
-    return signature_shown(kind, info.strip().split("}", 1)[1].strip())
+    """The signature a MyST object directive's fence opens with ("{py:class} Fernet(key)"), shown;
+    "" when it gives none."""
+    signature = info.strip().split("}", 1)[1].strip()
+    return signature_shown(kind, signature) if signature else ""
 
 
 def _myst_directive(info: str) -> str | None:
@@ -463,8 +465,9 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
                 closed = re.fullmatch(r"[ \t]*(?::{3,}|`{3,})[ \t]*", body[line_starts[last - 1] : end].strip("\n"))
                 inner_end = body_start + (line_starts[last - 1] if closed and last - 1 > first else end)
                 options = _YAML_OPTIONS.match(source[inner:inner_end]) or _DIRECTIVE_OPTIONS.match(source[inner:inner_end])
-                if directive in _OBJECT_KINDS:  # its signature heads its body, as the built page's <dt class="sig">
-                    blocks.append(Block("text", body_start + start, inner, _signature_of(directive, token.info)))
+                signature = _signature_of(directive, token.info) if directive in _OBJECT_KINDS else ""
+                if signature:  # it heads its body, as the built page's <dt class="sig">
+                    blocks.append(Block("text", body_start + start, inner, signature))
                 inner += options.end() if options else 0
                 blocks.extend(parse_blocks(source, inner, inner_end))
                 continue
@@ -493,16 +496,16 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
                     continue
                 comment_end = ""
             raw = _COMMENT.sub("", raw)
-            opened = [(raw.find(start), start) for start in _COMMENTS if start in raw]
+            opened = [(raw.find(mark), mark) for mark in _COMMENTS if mark in raw]
             if opened:
-                at, start = min(opened)
-                raw, comment_end = raw[:at], _COMMENTS[start]
-            fence = _COLON_FENCE.match(raw) if kind == "text" else None
+                at, mark = min(opened)
+                raw, comment_end = raw[:at], _COMMENTS[mark]
+            fence = _COLON_FENCE.match(raw) if token.type == "paragraph_open" else None
             info = raw[fence.end() :].split("\n", 1)[0] if fence else ""
-            if fence and (directive := _myst_directive(info)) in _OBJECT_KINDS:
-                # a colon fence's opener is markup the paragraph loses below, but for its signature
-                blocks.append(Block("text", body_start + start, body_start + start + len(fence[0]) + len(info),
-                                    _signature_of(directive, info)))
+            directive = _myst_directive(info) if fence else None
+            if fence and directive in _OBJECT_KINDS and (signature := _signature_of(directive, info)):
+                # a colon fence that opens the paragraph is markup the paragraph loses below, but for its signature
+                blocks.append(Block("text", body_start + start, body_start + start + len(fence[0]) + len(info), signature))
             opener = kind == "text" and bool(_ADMONITION_FENCE.fullmatch(raw.strip() + "\n"))
             raw = as_shown(raw, references, footnotes).strip()
             if not raw:

@@ -179,6 +179,23 @@ def anchors_in_build(plan: BookPlan, site: Path) -> int:
     return checked
 
 
+def sphinx_build(docs: Path, site: Path) -> Path:
+    """The HTML site Sphinx builds from the project in `docs`, into `site`."""
+    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(docs), str(site)],
+                   check=True, capture_output=True)
+    return site
+
+
+def myst_read_and_built(tmp_path: Path, conf: str, page: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """A MyST page's blocks (kind, text) as the markdown reader reads its source, and as the
+    built-site reader reads the page Sphinx builds from it with `conf`."""
+    root = write_book(tmp_path / "project", {"docs/conf.py": f'project = "Keys"\n{conf}', "docs/index.md": page})
+    built = read_page((sphinx_build(root / "docs", tmp_path / "site") / "index.html").read_text(encoding="utf-8"),
+                      "index.html")
+    assert built is not None
+    return [(b.kind, b.text) for b in parse_blocks(page, 0)], [(b.kind, b.text) for b in built.blocks]
+
+
 def test_an_mkdocs_project_links_to_pages_and_anchors_of_its_real_build(tmp_path: Path) -> None:
     root = write_book(tmp_path / "project", MKDOCS)
     assert isinstance(detect_layout(root), MkDocs)
@@ -708,9 +725,7 @@ def test_a_sphinx_myst_project_links_to_pages_and_anchors_of_its_real_build(tmp_
     ]
     assert sorted(pages[7:]) == [("orphan.md", "Orphan", ""), ("reference/deeper/c-api.md", "API", "")]
     assert plan.skipped_files == ["drafts/wip.md"]
-    site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root / "docs"), str(site)],
-                   check=True, capture_output=True)
+    site = sphinx_build(root / "docs", tmp_path / "site")
     assert anchors_in_build(plan, site) >= 5  # the sections below each page's title
     anchors = {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url}
     assert {"cafe-deja-vu-pip-install", "strasze-and-gauge", "examples", "id1", "gains-and-more"} <= anchors
@@ -785,9 +800,7 @@ def test_a_sphinx_rest_project_reads_as_its_real_build(tmp_path: Path) -> None:
         ("reading.rst", "Reading", "User guide"),
         ("api.rst", "API", "Reference"),
     ]
-    site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root / "docs"), str(site)],
-                   check=True, capture_output=True)
+    site = sphinx_build(root / "docs", tmp_path / "site")
     assert anchors_in_build(plan, site) >= 4
     install = "\n".join(c.text for c in plan.chunks if c.source_path == "install.rst")
     assert "Install it with `pip install gauges`." in install
@@ -835,9 +848,7 @@ def test_the_objects_a_page_describes_read_as_its_real_build_shows_them(tmp_path
     book = {**SPHINX_REST, "docs/conf.py": SPHINX_REST["docs/conf.py"] + 'extensions = ["sphinx.ext.doctest"]\n',
             "docs/api.rst": OBJECTS_PAGE}
     root = write_book(tmp_path / "project", book)
-    site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root / "docs"), str(site)],
-                   check=True, capture_output=True)
+    site = sphinx_build(root / "docs", tmp_path / "site")
     built = read_page((site / "api.html").read_text(encoding="utf-8"), "api.html")
     source = read_rest(OBJECTS_PAGE, "api")
     assert built is not None and source is not None
@@ -876,16 +887,8 @@ Refuses bad padding.
 def test_the_objects_a_myst_page_describes_read_as_its_real_build_shows_them(tmp_path: Path) -> None:
     """The same objects written as MyST directives: a signature heads its body, which is read as
     the page's own prose and code (they were left out, body and all)."""
-    root = write_book(tmp_path / "project", {
-        "docs/conf.py": 'project = "Keys"\nextensions = ["myst_parser"]\n', "docs/index.md": MYST_OBJECTS_PAGE,
-    })
-    site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root / "docs"), str(site)],
-                   check=True, capture_output=True)
-    built = read_page((site / "index.html").read_text(encoding="utf-8"), "index.html")
-    assert built is not None
-    read = [(b.kind, b.text) for b in parse_blocks(MYST_OBJECTS_PAGE, 0)]
-    assert read == [(b.kind, b.text) for b in built.blocks]
+    read, shown = myst_read_and_built(tmp_path, 'extensions = ["myst_parser"]\n', MYST_OBJECTS_PAGE)
+    assert read == shown
     assert read[2:5] == [("text", "load_pem(data)"), ("text", "Loads a key from PEM data."),
                          ("fence", '```pycon\n>>> load_pem(b"-----BEGIN")\n```')]
     assert ("text", "class Fernet(key)") in read
@@ -914,21 +917,15 @@ Keep keys secret.
 
 
 def test_the_objects_a_myst_page_describes_in_colon_fences_read_as_its_real_build_shows_them(tmp_path: Path) -> None:
-    """MyST's colon fences (`:::{py:class} Fernet(key)`, with the colon_fence extension) are read
-    as its backtick fences are: the signature heads the body (it was lost with the opener line)."""
-    root = write_book(tmp_path / "project", {
-        "docs/conf.py": 'project = "Keys"\nextensions = ["myst_parser"]\nmyst_enable_extensions = ["colon_fence"]\n',
-        "docs/index.md": MYST_COLON_OBJECTS_PAGE,
-    })
-    site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(root / "docs"), str(site)],
-                   check=True, capture_output=True)
-    built = read_page((site / "index.html").read_text(encoding="utf-8"), "index.html")
-    assert built is not None
-    read = [(b.kind, b.text) for b in parse_blocks(MYST_COLON_OBJECTS_PAGE, 0)]
-    assert read == [(b.kind, b.text) for b in built.blocks]
+    """MyST's colon fences (`:::{py:class} Fernet(key)`, with the colon_fence extension) that open
+    a paragraph are read as its backtick fences are: the signature heads the body."""
+    conf = 'extensions = ["myst_parser"]\nmyst_enable_extensions = ["colon_fence"]\n'
+    read, shown = myst_read_and_built(tmp_path, conf, MYST_COLON_OBJECTS_PAGE)
+    assert read == shown
     assert read[2:5] == [("text", "load_pem(data, *args)"), ("text", "Loads a key from PEM data."),
                          ("text", "class Fernet(key)")]
+    unsigned = [(b.kind, b.text) for b in parse_blocks(":::{py:class}\nA token.\n:::\n", 0)]
+    assert unsigned == [("text", "A token.")]  # no empty or bare "class" line
 
 
 def test_a_rest_page_shows_what_it_includes_from_its_book_and_nothing_from_elsewhere(tmp_path: Path) -> None:

@@ -574,6 +574,13 @@ def test_mdx_comments_spanning_blank_lines_are_removed() -> None:
     assert "note for editors" not in text and "{/*" not in text
 
 
+def test_a_comment_opened_after_a_paragraph_s_text_and_closed_later_leaves_the_text() -> None:
+    """The paragraph's own words before the comment stay (this used to stop the ingest)."""
+    source = f"# T\n\n## S\n\nShown before. <!-- a note\n\nfor editors -->\n\n{paragraph(50)}\n"
+    text = "\n".join(c.text for c in chunks_of(source))
+    assert "Shown before." in text and "for editors" not in text and "<!--" not in text
+
+
 def test_offsets_of_a_split_paragraph_cover_each_part() -> None:
     long = "  ".join(f"Sentence number {i} is here with some words." for i in range(300))
     source = f"# T\n\n## S\n\n{long}\n"
