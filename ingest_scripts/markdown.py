@@ -306,9 +306,14 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
+def unprefixed(name: str) -> str:
+    """A role's or a directive's name without its Sphinx domain ("py:class" → "class")."""
+    return name.rsplit(":", 1)[-1]
+
+
 def role_shown(role: str, text: str) -> str:
     """A MyST role as Sphinx renders it (see the comment on _INLINE)."""
-    name = role.rsplit(":", 1)[-1]
+    name = unprefixed(role)
     titled = re.fullmatch(r"(?s)(.+?)\s*<[^<>]+>", text)
     if titled:
         text = titled.group(1)
@@ -338,7 +343,7 @@ def _signature_of(kind: str, info: str) -> str:
 def _myst_directive(info: str) -> str | None:
     """The name of the MyST directive a fence opens ("{note}" → "note"), None for code."""
     found = re.match(r"\{([\w:-]+)\}", info.strip())
-    return found.group(1).rsplit(":", 1)[-1] if found else None
+    return unprefixed(found.group(1)) if found else None
 
 
 def _is_link(match: re.Match[str], references: frozenset[str]) -> bool:
@@ -503,7 +508,7 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
             fence = _COLON_FENCE.match(raw) if token.type == "paragraph_open" else None
             info = raw[fence.end() :].split("\n", 1)[0] if fence else ""
             directive = _myst_directive(info) if fence else None
-            if fence and directive in _OBJECT_KINDS and (signature := _signature_of(directive, info)):
+            if directive in _OBJECT_KINDS and (signature := _signature_of(directive, info)):
                 # a colon fence that opens the paragraph is markup the paragraph loses below, but for its signature
                 blocks.append(Block("text", body_start + start, body_start + start + len(fence[0]) + len(info), signature))
             opener = kind == "text" and bool(_ADMONITION_FENCE.fullmatch(raw.strip() + "\n"))

@@ -36,6 +36,7 @@ from ingest_scripts.markdown import (
     ParsedPage,
     role_shown,
     signature_shown,
+    unprefixed,
 )
 
 # Sphinx's file-wide metadata: a field list that opens the file (":orphan:", ":tocdepth: 2").
@@ -79,14 +80,18 @@ class _AnyOptions(dict[str, object]):
         return directives.unchanged
 
 
-class _Prose(Directive):
-    """A Sphinx directive whose content is prose the page shows (a version note leads with
-    what Sphinx prints before it)."""
+class _SphinxDirective(Directive):
+    """A directive Sphinx adds: content, one argument (spaces and all), any option."""
 
     has_content = True
     optional_arguments = 1
     final_argument_whitespace = True
     option_spec: ClassVar[dict[str, object]] = _AnyOptions()
+
+
+class _Prose(_SphinxDirective):
+    """A Sphinx directive whose content is prose the page shows (a version note leads with
+    what Sphinx prints before it)."""
 
     def run(self) -> list[nodes.Node]:
         if self.name == "only" and not _in_html(self.arguments[0] if self.arguments else ""):
@@ -130,19 +135,14 @@ class _VersionChange(_Prose):
         return [container]
 
 
-class _ObjectDescription(Directive):
+class _ObjectDescription(_SphinxDirective):
     """A program object a Sphinx domain describes (`.. class:: Fernet(key)`, `.. c:function::`,
     `.. option:: --verbose`): its signatures, one a line, head its content as the built page's
     `<dl><dt class="sig">` does (html_site reads them so)."""
 
-    has_content = True
-    optional_arguments = 1
-    final_argument_whitespace = True
-    option_spec: ClassVar[dict[str, object]] = _AnyOptions()
-
     def run(self) -> list[nodes.Node]:
         signatures = [line.strip() for line in (self.arguments[0] if self.arguments else "").splitlines()]
-        kind = self.name.rsplit(":", 1)[-1]
+        kind = unprefixed(self.name)
         item = nodes.definition_list_item()
         item += [nodes.term(text=signature_shown(kind, signature), classes=["sig"]) for signature in signatures if signature]
         definition = nodes.definition()
@@ -151,13 +151,8 @@ class _ObjectDescription(Directive):
         return [nodes.definition_list("", item)]
 
 
-class _Doctest(Directive):
+class _Doctest(_SphinxDirective):
     """An example Sphinx's doctest extension shows as code (`.. doctest::`, `.. testcode::`)."""
-
-    has_content = True
-    optional_arguments = 1
-    final_argument_whitespace = True
-    option_spec: ClassVar[dict[str, object]] = _AnyOptions()
 
     def run(self) -> list[nodes.Node]:
         code = "\n".join(self.content)
@@ -259,7 +254,7 @@ class Titles:
                     self.labels[label["label"].strip().lower()] = title["title"].strip()
 
     def of(self, name: str, target: str, page: str) -> str | None:
-        role = name.rsplit(":", 1)[-1]
+        role = unprefixed(name)
         if role == "doc":
             return self.pages.get(doc_target(target, posixpath.dirname(page)))
         if role in ("ref", "any"):
