@@ -237,7 +237,12 @@ class OfflineAnswerModel(Model):
         # Whether the book answers is the judge's to say (grounding/judge.py), from what is quoted:
         # the best windows are quoted however weak the search's support.
         main_windows: list[dict[str, Any]] = []
+        # The search's support is its best window's among all it scored, but it offers only its
+        # best few for the reader's own words, none repeating them: when no window offered
+        # reaches the floor, the best offered sets it.
         floor = main["support"] * NEAR_BEST
+        if not any(w["support"] >= floor for w in windows):
+            floor = max((w["support"] for w in windows), default=0.0) * NEAR_BEST
         for candidate in windows:
             window = _short_of(candidate, main_windows)
             new = window is not None and not any(_overlapping(window, c) for c in main_windows)

@@ -255,3 +255,22 @@ def test_a_question_about_the_page_reads_that_lesson() -> None:
     assert model.next_tool_calls([lesson, read], TOOLS) == []
     assert model.compose([lesson, read]) == "IMUs sense motion. [S1]"
     assert model.next_tool_calls([{"found": False, "lessons": []}], TOOLS) == []  # unknown: decline
+
+
+def test_the_best_window_offered_is_quoted_when_none_comes_near_the_search_s_support() -> None:
+    """The search's support can come from a window it does not offer for quoting (one that
+    repeats the reader's own words): the model still quotes the best it was offered, and the
+    judge decides whether that answers."""
+    question = "And can I give it my own client name?"
+    model = OfflineAnswerModel(Question(text=question, history=[
+        Turn(role="user", content="How do I open a virtual port?"),
+        Turn(role="assistant", content="Pass virtual=True when you open it."),
+    ]))
+    found = search(
+        question, STRONG,
+        ("S1", "Ports", "The client name is set with the client_name argument.", STRONG * 0.7),
+        ("S2", "Ports", "Virtual ports are not supported on Windows.", STRONG * 0.5),
+    )
+    assert model.compose([found]) == "The client name is set with the client_name argument. [S1]"
+    nothing = search(question, STRONG)
+    assert model.compose([nothing]) == NOT_IN_BOOK_MARKER
