@@ -400,7 +400,7 @@ class Retriever:
                     chunks[cid] = corpus.chunks[corpus.row[cid]]
                     fused[cid] = fused.get(cid, 0.0) + 1 / (RRF_K + rank + 1)
         # No boost for a heading that names the question's words: on all but one of 18 books it
-        # put a gold passage first less often (docs/evaluation.md, "What each kept change moved").
+        # put a gold passage first less often (docs/evaluation.md, "What was tried and dropped").
         for cid, chunk in chunks.items():
             fused[cid] *= KIND_PRIOR[chunk.kind]
         ranked = sorted(fused, key=fused.__getitem__, reverse=True)

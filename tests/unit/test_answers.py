@@ -249,7 +249,7 @@ async def test_a_selection_question_is_answered_next_to_it_without_repeating_it(
         # matches the question less well than its continuation. Since a long passage's vector is
         # of all of it, not of its first 256 word pieces, the definition's passage comes nearer
         # it still less and is not among the search's best, so scoring a quote by the part the
-        # model read it in cannot bring it back (docs/evaluation.md, "Every set"): a known
+        # model read it in cannot bring it back (docs/evaluation.md, "Known weak spots"): a known
         # loss, kept here until a reader of sentences mends it.
         pytest.param(
             "What is a ROS 2 node?", "a node is an independent process", "02-nodes-topics-services.md",
