@@ -3,6 +3,8 @@ template folder; each user gets its own copy (embedded Qdrant allows one client 
 
 import hashlib
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -107,6 +109,13 @@ def write_book(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+def sphinx_build(docs: Path, site: Path) -> Path:
+    """The HTML site Sphinx builds from the project in `docs`, into `site`."""
+    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(docs), str(site)],
+                   check=True, capture_output=True)
+    return site
 
 
 @contextmanager

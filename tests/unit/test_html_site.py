@@ -15,7 +15,7 @@ from selectolax.lexbor import LexborHTMLParser
 from ingest_scripts.html_site import read_page
 from ingest_scripts.layouts import BuiltSite, detect_layout
 from ingest_scripts.pipeline import BookPlan, IngestError, plan_book
-from tests.support.books import SAMPLE_BOOK, write_book
+from tests.support.books import SAMPLE_BOOK, sphinx_build, write_book
 
 BASE_URL = "https://docs.example.com"
 PROSE = (
@@ -221,9 +221,7 @@ def test_an_mkdocs_build_is_read_as_its_pages_say(tmp_path: Path, theme: str) ->
 def test_a_sphinx_build_is_read_as_its_pages_say(tmp_path: Path, theme: str) -> None:
     source = write_book(tmp_path / "src", SPHINX)
     (source / "conf.py").write_text(SPHINX["conf.py"].format(theme=theme), encoding="utf-8")
-    site = tmp_path / "out"
-    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(source), str(site)],
-                   check=True, capture_output=True)
+    site = sphinx_build(source, tmp_path / "out")
     plan = plan_book(site, "gadgets", BASE_URL)
     assert plan.layout == "html"
     assert [(p.source_path, p.title, p.module, p.kind) for p in plan.pages] == [  # in reading order

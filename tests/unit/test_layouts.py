@@ -30,7 +30,7 @@ from ingest_scripts.layouts import (
 from ingest_scripts.markdown import parse_blocks
 from ingest_scripts.pipeline import BookPlan, IngestError, plan_book
 from ingest_scripts.rest import read_rest
-from tests.support.books import write_book
+from tests.support.books import sphinx_build, write_book
 
 PROSE = (
     "It is written out at some length so that the section makes a passage of its own here. "
@@ -177,13 +177,6 @@ def anchors_in_build(plan: BookPlan, site: Path) -> int:
             assert anchor in ids.ids, (chunk.url, sorted(ids.ids))
             checked += 1
     return checked
-
-
-def sphinx_build(docs: Path, site: Path) -> Path:
-    """The HTML site Sphinx builds from the project in `docs`, into `site`."""
-    subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-q", str(docs), str(site)],
-                   check=True, capture_output=True)
-    return site
 
 
 def myst_read_and_built(tmp_path: Path, conf: str, page: str) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
