@@ -258,9 +258,9 @@ def test_a_question_about_the_page_reads_that_lesson() -> None:
 
 
 def test_the_best_window_offered_is_quoted_when_none_comes_near_the_search_s_support() -> None:
-    """The search's support can come from a window it does not offer for quoting (one that
-    repeats the reader's own words): the model still quotes the best it was offered, and the
-    judge decides whether that answers."""
+    """The search's support can come from a window it does not offer for quoting (it offers its
+    best few for the reader's own words, none repeating them): the model still quotes the best
+    it was offered, and the judge decides whether that answers."""
     question = "And can I give it my own client name?"
     model = OfflineAnswerModel(Question(text=question, history=[
         Turn(role="user", content="How do I open a virtual port?"),
