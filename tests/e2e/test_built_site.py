@@ -3,8 +3,6 @@ HTML; a reader asks in the widget, follows the citation to the built page, its s
 and the passage its text fragment highlights."""
 
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from urllib.parse import unquote
 
@@ -16,7 +14,7 @@ from backend.app import create_app
 from backend.config import Settings
 from tests.e2e.conftest import ask, last_answer
 from tests.fakes.servers import FakeServer
-from tests.support.books import ingest_into, write_book
+from tests.support.books import ingest_into, mkdocs_build, write_book
 from tests.unit.test_html_site import MKDOCS
 
 pytestmark = pytest.mark.e2e
@@ -28,8 +26,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     root = tmp_path_factory.mktemp("built-site")
     project = write_book(root / "project", MKDOCS)
     built = root / "site"
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(project / "mkdocs.yml"),
-                    "-d", str(built)], check=True, capture_output=True)
+    mkdocs_build(project, built)
     static = FakeServer(StaticFiles(directory=built, html=True))  # its port is chosen now
     ingest_into(root / "data", built, "widgets", base_url=static.url)
     settings = Settings(LECTERN_DATA_DIR=root / "data", LECTERN_BOOK="widgets",

@@ -118,6 +118,13 @@ def sphinx_build(docs: Path, site: Path) -> Path:
     return site
 
 
+def mkdocs_build(project: Path, site: Path) -> Path:
+    """The HTML site MkDocs builds from the project in `project` (its `mkdocs.yml`), into `site`."""
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(project / "mkdocs.yml"), "-d", str(site)],
+                   check=True, capture_output=True, cwd=project)
+    return site
+
+
 @contextmanager
 def library_of(tmp_path: Path, files: dict[str, str], book: str) -> Iterator[Library]:
     """A book written from {relative path: text} and ingested, as its Library (closed after)."""

@@ -6,7 +6,6 @@ really has."""
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from selectolax.lexbor import LexborHTMLParser
 from ingest_scripts.html_site import read_page
 from ingest_scripts.layouts import BuiltSite, detect_layout
 from ingest_scripts.pipeline import BookPlan, IngestError, plan_book
-from tests.support.books import SAMPLE_BOOK, sphinx_build, write_book
+from tests.support.books import SAMPLE_BOOK, mkdocs_build, sphinx_build, write_book
 
 BASE_URL = "https://docs.example.com"
 PROSE = (
@@ -192,8 +191,7 @@ def test_an_mkdocs_build_is_read_as_its_pages_say(tmp_path: Path, theme: str) ->
     project = write_book(tmp_path / "project", MKDOCS)
     (project / "mkdocs.yml").write_text(f"{MKDOCS['mkdocs.yml']}theme: {theme}\n", encoding="utf-8")
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f",
-                    str(project / "mkdocs.yml"), "-d", str(site)], check=True, capture_output=True)
+    mkdocs_build(project, site)
     assert isinstance(detect_layout(site), BuiltSite)
     plan = plan_book(site, "widgets", BASE_URL)
     assert plan.layout == "html"
@@ -846,8 +844,7 @@ def test_footnote_markers_and_back_links_are_not_passage_text(tmp_path: Path) ->
         "docs/index.md": FOOTNOTED.format(prose=PROSE),
     })
     built = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(project / "mkdocs.yml"),
-                    "-d", str(built)], check=True, capture_output=True)
+    mkdocs_build(project, built)
     docusaurus = page(f"""<main><div class="theme-doc-markdown markdown"><header><h1>Frozen Classes</h1></header>
         <h2 id="immutability">Immutability</h2><p>attrs classes can be immutable<sup><a href="#user-content-fn-immutable"
         id="user-content-fnref-immutable" data-footnote-ref="true" aria-describedby="footnote-label">1</a></sup> by

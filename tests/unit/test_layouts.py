@@ -5,7 +5,6 @@ against a real build."""
 import json
 import re
 import subprocess
-import sys
 import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
@@ -30,7 +29,7 @@ from ingest_scripts.layouts import (
 from ingest_scripts.markdown import parse_blocks
 from ingest_scripts.pipeline import BookPlan, IngestError, plan_book
 from ingest_scripts.rest import read_rest
-from tests.support.books import sphinx_build, write_book
+from tests.support.books import mkdocs_build, sphinx_build, write_book
 
 PROSE = (
     "It is written out at some length so that the section makes a passage of its own here. "
@@ -201,8 +200,7 @@ def test_an_mkdocs_project_links_to_pages_and_anchors_of_its_real_build(tmp_path
     ]
     assert plan.skipped_files == ["README.md"]
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml"),
-                    "-d", str(site)], check=True, capture_output=True)
+    mkdocs_build(root, site)
     assert anchors_in_build(plan, site) >= 5
     text = "\n".join(c.text for c in plan.chunks)
     assert "!!!" not in text and "???" not in text and "Mind the theme" not in text
@@ -629,8 +627,7 @@ def test_material_for_mkdocs_markup_is_read_as_its_page_shows_it(tmp_path: Path)
     root = write_book(tmp_path / "project", MATERIAL)
     plan = plan_book(root, "widgets")
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml"), "-d", str(site)],
-                   check=True, capture_output=True, cwd=root)
+    mkdocs_build(root, site)
     assert anchors_in_build(plan, site) >= 2
     text = "\n".join(c.text for c in plan.chunks)
     for markup in ("===", "!!!", "[TOC]", ":material", "{", "8<", "Nested"):
