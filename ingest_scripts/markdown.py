@@ -11,6 +11,7 @@ import textwrap
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from pathlib import PurePosixPath
 
 import yaml
@@ -85,7 +86,9 @@ _ADMONITION_FENCE = re.compile(
     r"^[ \t]*(?::::+\{[\w:-]+\}[^\n]*\n(?:[ \t]*:[\w-]+:[^\n]*(?:\n|$))*|(?::::+|(?:!!!|\?\?\?\+?)[ \t]+[\w-]+)[^\n]*\n?)",
     re.MULTILINE,
 )
-_COLON_FENCE = re.compile(r"[ \t]*:{3,}(?=\{)")  # a MyST colon fence's opener, up to its "{directive}"
+# A colon fence's opener: MyST's (`:::{note} Title`, `::::{tab-item} pip`) or Docusaurus'
+# (`:::tip What You'll Learn`, `:::note[Title]`); mkdocstrings' `::: package.module` is none.
+_COLON_OPENER = re.compile(r"[ \t]*:{3,}(?:\{(?P<directive>[\w:-]+)\}|[a-z][\w-]*(?:\[[^\]\n]*\])?)[^\n]*")
 # MyST: a target label line, "(custom-comparison)=", names the heading under it; readers see nothing.
 # A line opening with "%" is a MyST comment.
 _MYST_LABEL_OR_COMMENT = re.compile(r"^[ \t]*(?:\([\w.:-]+\)=[ \t]*|%(?:[ \t].*)?)$\n?", re.MULTILINE)
@@ -128,8 +131,9 @@ _SIGNATURE_LEADS = {
 _MYST_CONTAINERS = frozenset({
     "tab-set", "tab-item", "tab-set-code", "grid", "grid-item", "grid-item-card", "card", "card-carousel",
 })
-_YAML_OPTIONS = re.compile(r"\A[ \t]*---[ \t]*\n.*?^[ \t]*---[ \t]*(?:\n|\Z)", re.DOTALL | re.MULTILINE)
-_DIRECTIVE_OPTIONS = re.compile(r"\A(?:[ \t]*:[\w-]+:.*(?:\n|\Z))+")  # ":class: tip" lines opening a body
+# A directive's options opening its body, read with .match(text, pos): a YAML block, or ":class: tip" lines.
+_YAML_OPTIONS = re.compile(r"[ \t]*---[ \t]*\n.*?^[ \t]*---[ \t]*(?:\n|\Z)", re.DOTALL | re.MULTILINE)
+_DIRECTIVE_OPTIONS = re.compile(r"(?:[ \t]*:[\w-]+:.*(?:\n|\Z))+")
 # A list item that is only links ("- [Redux vs. the Context API](https://…)", a "Further
 # information" or "See also" list) points the reader elsewhere: it states nothing, and what it
 # names is on another page or site. Its line goes (unless lines of its own item follow it).
@@ -440,6 +444,9 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
     env: dict = {}
     tokens = _md.parse(body, env)
     references = frozenset(env.get("references", {}))
+    blanked, signatures = _without_colon_fences(body, tokens, line_starts)
+    if blanked != body:
+        body, tokens = blanked, _md.parse(blanked, {})
     footnotes = frozenset(key.removeprefix(":") for key in env.get("footnotes", {}).get("refs", {}))
     blocks: list[Block] = []
     notes: list[Block] = []
@@ -478,7 +485,8 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
                 continue
             elif directive in _MYST_PROSE:
                 # its body, as prose
-                raw = without_pointers(_DIRECTIVE_OPTIONS.sub("", token.content), references)
+                options = _DIRECTIVE_OPTIONS.match(token.content)
+                raw = without_pointers(token.content[options.end() if options else 0 :], references)
             else:
                 continue
         elif token.type in ("fence", "code_block"):
@@ -505,12 +513,6 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
             if opened:
                 at, mark = min(opened)
                 raw, comment_end = raw[:at], _COMMENTS[mark]
-            fence = _COLON_FENCE.match(raw) if token.type == "paragraph_open" else None
-            info = raw[fence.end() :].split("\n", 1)[0] if fence else ""
-            directive = _myst_directive(info) if fence else None
-            if directive in _OBJECT_KINDS and (signature := _signature_of(directive, info)):
-                # a colon fence that opens the paragraph is markup the paragraph loses below, but for its signature
-                blocks.append(Block("text", body_start + start, body_start + start + len(fence[0]) + len(info), signature))
             opener = kind == "text" and bool(_ADMONITION_FENCE.fullmatch(raw.strip() + "\n"))
             raw = as_shown(raw, references, footnotes).strip()
             if not raw:
@@ -522,7 +524,45 @@ def parse_blocks(source: str, body_start: int, body_end: int | None = None) -> l
             raw = as_shown(raw, references, footnotes)
         number, summary = holder or (0, "")
         blocks.append(Block(kind, body_start + start, body_start + end, raw, level, collapsible=number, summary=summary))
-    return sorted(blocks + notes, key=lambda block: block.start) if notes else blocks
+    # a signature heads the paragraph its opener starts (a stable sort keeps it first)
+    placed_apart = [replace(sig, start=body_start + sig.start, end=body_start + sig.end) for sig in signatures] + notes
+    return sorted(placed_apart + blocks, key=lambda block: block.start) if placed_apart else blocks
+
+
+def _without_colon_fences(body: str, tokens: list[Token], line_starts: list[int]) -> tuple[str, list[Block]]:
+    """The body with the colon-fence markup markdown-it would misread blanked (its characters
+    made spaces, so every offset holds), and the signatures object directives' openers show, as
+    blocks at their place. Misread are: a YAML option block (`---` … `---`) under an opener, read
+    as setext headings; an opener right under a paragraph's line, with its option lines, read as
+    that paragraph's continuation, which would join the directive's body to it (not in a list
+    item, whose text would keep the blanks). Other fence lines stay: a line of their own ends a
+    list before them, and `as_shown` drops them (blanked, two lists on either side of a fence
+    would read as one)."""
+    in_code = {number for token in tokens if token.type in ("fence", "code_block", "html_block") and token.map
+               for number in range(*token.map)}
+    spans = list(pairwise(line_starts))
+    lines = [body[start:end].rstrip("\r\n") for start, end in spans]
+    blanks: list[tuple[int, int]] = []
+    signatures: list[Block] = []
+    for number, line in enumerate(lines):
+        opener = None if number in in_code else _COLON_OPENER.fullmatch(line)
+        if not opener:
+            continue
+        start, after = spans[number]
+        directive = unprefixed(opener["directive"] or "")
+        if directive in _OBJECT_KINDS and (shown := _signature_of(directive, line.lstrip(" \t:"))):
+            signatures.append(Block("text", start, start + len(line), shown))
+        interrupts = number > 0 and lines[number - 1].strip() and number - 1 not in in_code and not line[0].isspace()
+        yaml = _YAML_OPTIONS.match(body, after)
+        options = yaml or (_DIRECTIVE_OPTIONS.match(body, after) if interrupts else None)
+        if interrupts:
+            blanks.append((start, after))
+        if options:
+            blanks.append((after, options.end()))
+    blanked = body
+    for start, end in blanks:
+        blanked = blanked[:start] + re.sub(r"[^\r\n]", " ", blanked[start:end]) + blanked[end:]
+    return blanked, signatures
 
 
 class _Collapsibles:

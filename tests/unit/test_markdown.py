@@ -808,6 +808,55 @@ widgets.setup()
     assert all(source[b.start : b.end].strip().endswith(b.text.splitlines()[-1]) for b in blocks if b.kind == "fence")
 
 
+
+def test_a_colon_fence_is_markup_wherever_it_stands_and_whatever_options_it_takes() -> None:
+    """MyST's colon fences as myst-parser builds them: a YAML option block is the directive's, not
+    two setext headings; a fence right under a paragraph's last line ends that paragraph; an
+    object's fence shows its signature; the same lines inside a code example are the example's."""
+    source = f"""# Guide
+
+{paragraph(30)}
+:::{{note}}
+The note's own paragraph.
+:::
+
+:::{{warning}}
+---
+class: dropdown
+---
+Mind the dropdown.
+:::
+
+:::{{py:function}} spam(eggs)
+:no-index:
+Fries the eggs.
+:::
+
+:::tip What You'll Learn
+- Docusaurus fences too.
+:::
+
+::: package.module
+
+```markdown
+:::{{note}}
+---
+class: dropdown
+---
+:::
+```
+"""
+    blocks = parse_blocks(source, 0)
+    assert [b.text for b in blocks if b.kind == "heading"] == ["Guide"]
+    texts = [b.text for b in blocks if b.kind == "text"]
+    assert texts[0].endswith("Word29") and "The note's own paragraph." in texts
+    assert "Mind the dropdown." in texts and "spam(eggs)" in texts and "Fries the eggs." in texts
+    assert "- Docusaurus fences too." in texts
+    joined = "\n".join(texts)
+    assert ":::" not in joined and "class" not in joined and "no-index" not in joined and "Learn" not in joined
+    assert [b.text for b in blocks if b.kind == "fence"] == ["```markdown\n:::{note}\n---\nclass: dropdown\n---\n:::\n```"]
+    assert source[next(b.start for b in blocks if b.text == "spam(eggs)"):].startswith(":::{py:function} spam(eggs)")
+
 FOOTNOTES_PAGE = """# Frozen Classes
 
 ## Immutability
