@@ -474,7 +474,8 @@ def _is_source_listing(content: LexborNode) -> bool:
 
 def _is_listing(content: LexborNode, name: str) -> bool:
     """A page whose every section title links to another page: tags, categories, blog lists.
-    (Some generators link each title to the page itself, as Exim's xfpt does: not a listing.)"""
+    (Some generators link each title to the page itself, as Exim's xfpt does, or to its line in
+    a table of contents, as LinuxDoc does, `bird.html#toc3`: not listings.)"""
     headings = content.css("h2, h3, h4, h5, h6")
     return bool(headings) and all(_links_away(heading, name) for heading in headings)
 
@@ -483,7 +484,8 @@ def _links_away(heading: LexborNode, name: str) -> bool:
     links = [_ancestor(heading, "a")] + heading.css("a")
     hrefs = [(link.attributes.get("href") or "#") for link in links if link is not None]
     return any(
-        not href.startswith("#") and (not name or posixpath.basename(urlsplit(href).path) != name)
+        not href.startswith("#") and not urlsplit(href).fragment
+        and (not name or posixpath.basename(urlsplit(href).path) != name)
         for href in hrefs
     )
 

@@ -714,6 +714,16 @@ def test_a_page_whose_titles_link_to_itself_is_content() -> None:
     assert read_page(chapter, "ch-other.html") is None  # as a listing of another page
 
 
+def test_a_page_whose_titles_link_to_their_lines_in_a_table_of_contents_is_content() -> None:
+    """LinuxDoc (BIRD's User's Guide) links each section's title back to its entry in the guide's
+    contents page: a chapter, not a listing of other pages."""
+    chapter = page("<h2><a name='s3'>3.</a> <a href='bird.html#toc3'>Configuration</a></h2>"
+                   "<h2><a name='ss3.1'>3.1</a> <a href='bird.html#toc3.1'>Introduction</a></h2>"
+                   f"<p>BIRD is configured using a text configuration file. {PROSE}</p>")
+    read = read_page(chapter, "bird-3.html")
+    assert read is not None and "BIRD is configured using a text configuration file." in "\n".join(b.text for b in read.blocks)
+
+
 def test_a_page_that_only_reloads_itself_is_content() -> None:
     reloading = page(f"<main><h1>Build Status</h1><p>{PROSE}</p></main>", '<meta http-equiv="refresh" content="300">')
     assert read_page(reloading) is not None
