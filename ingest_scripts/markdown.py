@@ -131,8 +131,10 @@ _SIGNATURE_LEADS = {
 _MYST_CONTAINERS = frozenset({
     "tab-set", "tab-item", "tab-set-code", "grid", "grid-item", "grid-item-card", "card", "card-carousel",
 })
-# A directive's options opening its body, read with .match(text, pos): a YAML block, or ":class: tip" lines.
-_YAML_OPTIONS = re.compile(r"[ \t]*---[ \t]*\n.*?^[ \t]*---[ \t]*(?:\n|\Z)", re.DOTALL | re.MULTILINE)
+# A directive's options opening its body, read with .match(text, pos): a YAML block (its lines
+# neither blank nor fence lines, so that a search from every opener of a page stops soon), or
+# ":class: tip" lines.
+_YAML_OPTIONS = re.compile(r"[ \t]*---[ \t]*\n(?:(?![ \t]*(?:---|:::|```))[ \t]*\S[^\n]*\n)*?[ \t]*---[ \t]*(?:\n|\Z)")
 _DIRECTIVE_OPTIONS = re.compile(r"(?:[ \t]*:[\w-]+:.*(?:\n|\Z))+")
 # A list item that is only links ("- [Redux vs. the Context API](https://…)", a "Further
 # information" or "See also" list) points the reader elsewhere: it states nothing, and what it
@@ -559,10 +561,12 @@ def _without_colon_fences(body: str, tokens: list[Token], line_starts: list[int]
             blanks.append((start, after))
         if options:
             blanks.append((after, options.end()))
-    blanked = body
-    for start, end in blanks:
-        blanked = blanked[:start] + re.sub(r"[^\r\n]", " ", blanked[start:end]) + blanked[end:]
-    return blanked, signatures
+    pieces, at = [], 0
+    for start, end in sorted(blanks):
+        start = max(start, at)
+        pieces += [body[at:start], re.sub(r"[^\r\n]", " ", body[start:end])]
+        at = max(at, end)
+    return "".join(pieces) + body[at:], signatures
 
 
 class _Collapsibles:
