@@ -88,7 +88,7 @@ _ADMONITION_FENCE = re.compile(
 )
 # A colon fence's opener: MyST's (`:::{note} Title`, `::::{tab-item} pip`) or Docusaurus'
 # (`:::tip What You'll Learn`, `:::note[Title]`); mkdocstrings' `::: package.module` is none.
-_COLON_OPENER = re.compile(r"[ \t]*:{3,}(?:\{(?P<directive>[\w:-]+)\}|[a-z][\w-]*(?:\[[^\]\n]*\])?)[^\n]*")
+_COLON_OPENER = re.compile(r"[ \t]*:{3,}(?:\{[\w:-]+\}|[a-z][\w-]*(?:\[[^\]\n]*\])?)[^\n]*")
 # MyST: a target label line, "(custom-comparison)=", names the heading under it; readers see nothing.
 # A line opening with "%" is a MyST comment.
 _MYST_LABEL_OR_COMMENT = re.compile(r"^[ \t]*(?:\([\w.:-]+\)=[ \t]*|%(?:[ \t].*)?)$\n?", re.MULTILINE)
@@ -547,12 +547,12 @@ def _without_colon_fences(body: str, tokens: list[Token], line_starts: list[int]
     blanks: list[tuple[int, int]] = []
     signatures: list[Block] = []
     for number, line in enumerate(lines):
-        opener = None if number in in_code else _COLON_OPENER.fullmatch(line)
-        if not opener:
+        if number in in_code or not _COLON_OPENER.fullmatch(line):
             continue
         start, after = spans[number]
-        directive = unprefixed(opener["directive"] or "")
-        if directive in _OBJECT_KINDS and (shown := _signature_of(directive, line.lstrip(" \t:"))):
+        info = line.lstrip(" \t:")
+        directive = _myst_directive(info)
+        if directive in _OBJECT_KINDS and (shown := _signature_of(directive, info)):
             signatures.append(Block("text", start, start + len(line), shown))
         interrupts = number > 0 and lines[number - 1].strip() and number - 1 not in in_code and not line[0].isspace()
         yaml = _YAML_OPTIONS.match(body, after)
