@@ -808,7 +808,6 @@ widgets.setup()
     assert all(source[b.start : b.end].strip().endswith(b.text.splitlines()[-1]) for b in blocks if b.kind == "fence")
 
 
-
 def test_a_colon_fence_is_markup_wherever_it_stands_and_whatever_options_it_takes() -> None:
     """MyST's colon fences as myst-parser builds them: a YAML option block is the directive's, not
     two setext headings; a fence right under a paragraph's last line ends that paragraph; an
@@ -856,6 +855,7 @@ class: dropdown
     assert ":::" not in joined and "class" not in joined and "no-index" not in joined and "Learn" not in joined
     assert [b.text for b in blocks if b.kind == "fence"] == ["```markdown\n:::{note}\n---\nclass: dropdown\n---\n:::\n```"]
     assert source[next(b.start for b in blocks if b.text == "spam(eggs)"):].startswith(":::{py:function} spam(eggs)")
+
 
 FOOTNOTES_PAGE = """# Frozen Classes
 
