@@ -8,9 +8,10 @@ and page furniture are found from those. It is many times faster than the pure-P
 built on pdfminer, which matters for books of hundreds of pages.
 
 Every rule below reads the document itself: the body text size is the size most of its text is
-set in, a heading is set larger (or bold and alone on its line), furniture is a line at the top
-or bottom of the page that repeats on many pages, a hyphen at a line end is dropped when the
-document spells the word without it elsewhere.
+set in, a heading is set larger (or bold and alone on its line; bold meaning a bold font or one
+clearly heavier than the body's), furniture is a line at the top or bottom of the page that
+repeats on many pages, a hyphen at a line end is dropped when the document spells the word
+without it elsewhere.
 """
 
 import ctypes
@@ -51,6 +52,7 @@ _NUMBERED = re.compile(r"([^\W\d_]+)\s+(?:\d+|[IVXLCDM]+|[A-Z])[.:)]?(?:\s|$)")
 _PAGE_NUMBER = re.compile(
     r"\W*(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|/)\s*\d+)?\W*", re.IGNORECASE
 )
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?\s+[^\W\d]")  # "12.1. Elements", "3 Usage"
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$")  # "Sensors ........ 12" in a table of contents
 _BULLET = re.compile(r"[•◦▪▫‣⁃●○■□–-]\s|\d{1,3}[.)]\s|[a-z][.)]\s")
 _FINISHED = re.compile(r"[.!?:;][\"')\]]*\s*$")  # a paragraph that ends its last sentence
@@ -61,6 +63,12 @@ _FORCE_BOLD = 1 << 18  # PDF font descriptor flag
 # smallest step typesetters use between body and a sub-heading) and is short.
 HEADING_SIZE_RATIO = 1.15
 HEADING_MAX_WORDS = 20
+# Bold: a font PDFium weighs at 600 or more (CSS's semi-bold), or this much heavier than the body
+# font. TeX's fonts give only their stem widths, which PDFium reads as weights: Computer Modern's
+# bold extended is 1.65 times its roman (570 against 345), under 600; a medium weight is 1.25
+# times a regular one and a semi-bold 1.5, and the ratio is set between the two.
+BOLD_WEIGHT = 600
+BOLDER_RATIO = 1.4
 # Furniture repeats at a page edge on at least this share of pages (and on 2 pages at least).
 FURNITURE_SHARE = 0.3
 EDGE_LINES = 2  # lines at the top and at the bottom of a page that may be furniture
@@ -87,10 +95,13 @@ class Line:
     page: int  # 1-based
     text: str
     size: float
-    bold: bool
+    weights: dict[int, int]  # PDFium's font weight → how many of its characters are set at it
+    first_weight: int
+    bold_first: bool  # its first character is in a font named or flagged bold
     top: float  # baseline of its first character (the previous line is above it)
     last_top: float  # baseline of its last character (PDFium joins two lines broken at a hyphen)
     heading: int = 0  # heading level once known (1 = the document's top level)
+    bold: bool = False  # once the body's weight is known (`_mark_bold`)
 
 
 @dataclass
@@ -248,6 +259,7 @@ def _read(path: Path, name: str, limits: PdfLimits) -> PdfFile:
     if outline:
         lines = _mark_outline_headings(lines, outline)
     else:
+        _mark_bold(lines)
         _mark_heading_lines(lines, body)
     vocabulary = _vocabulary(lines)
     blocks = _across_page_breaks(_blocks(lines, vocabulary), vocabulary)
@@ -288,14 +300,18 @@ def _lines(page: pdfium.PdfPage, number: int) -> list[Line]:
 
 
 def _line(textpage: pdfium.PdfTextPage, number: int, text: str, start: int, end: int) -> Line:
-    sizes = [pdfium_c.FPDFText_GetFontSize(textpage, i) for i in range(start, end) if not text[i].isspace()]
-    first = next((i for i in range(start, end) if not text[i].isspace()), start)
-    last = next((i for i in range(end - 1, start - 1, -1) if not text[i].isspace()), first)
+    shown = [i for i in range(start, end) if not text[i].isspace()]
+    sizes = [pdfium_c.FPDFText_GetFontSize(textpage, i) for i in shown]
+    weights = [pdfium_c.FPDFText_GetFontWeight(textpage, i) for i in shown]
+    first = shown[0] if shown else start
+    last = shown[-1] if shown else first
     return Line(
         page=number,
         text="".join(ch for ch in text[start:end] if ch.isprintable() or ch in _HYPHENS).strip(),
         size=round(statistics.median(sizes), 1) if sizes else 0.0,
-        bold=_is_bold(textpage, first),
+        weights=dict(Counter(weights)),
+        first_weight=weights[0] if weights else 0,
+        bold_first=_in_bold_font(textpage, first),
         top=_baseline(textpage, first),
         last_top=_baseline(textpage, last),
     )
@@ -307,9 +323,7 @@ def _baseline(textpage: pdfium.PdfTextPage, index: int) -> float:
     return y.value
 
 
-def _is_bold(textpage: pdfium.PdfTextPage, index: int) -> bool:
-    if pdfium_c.FPDFText_GetFontWeight(textpage, index) >= 600:
-        return True
+def _in_bold_font(textpage: pdfium.PdfTextPage, index: int) -> bool:
     name = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
     pdfium_c.FPDFText_GetFontInfo(textpage, index, name, len(name), ctypes.byref(flags))
@@ -381,6 +395,18 @@ def _body_size(lines: list[Line]) -> float:
     return sizes.most_common(1)[0][0] if sizes else 0.0
 
 
+def _mark_bold(lines: list[Line]) -> None:
+    """A line is bold when it starts in a font named or flagged bold, heavy, or clearly heavier
+    than the body's (the weight most of the document's characters are set at)."""
+    weights: Counter[int] = Counter()
+    for line in lines:
+        weights.update(line.weights)
+    body = weights.most_common(1)[0][0] if weights else 0
+    for line in lines:
+        line.bold = line.bold_first or line.first_weight >= BOLD_WEIGHT or (
+            body > 0 and line.first_weight >= body * BOLDER_RATIO)
+
+
 def _normal(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.casefold())
 
@@ -417,7 +443,8 @@ def _mark_outline_headings(lines: list[Line], outline: list[_OutlineItem]) -> li
             on_page[-1] + 1 if on_page else bisect_right(pages, item.page),
         )
         top = item.top or 0.0
-        added[before].append(Line(item.page, item.title, 0.0, True, top, top, item.level))
+        added[before].append(Line(page=item.page, text=item.title, size=0.0, weights={}, first_weight=0,
+                                   bold_first=True, top=top, last_top=top, heading=item.level, bold=True))
     merged: list[Line] = []
     for i, line in enumerate(lines):
         merged += added.get(i, [])
@@ -434,11 +461,14 @@ def _by_page(lines: list[Line]) -> dict[int, list[int]]:
 
 def _mark_heading_lines(lines: list[Line], body: float) -> None:
     """Without an outline: short lines set larger than the body, or bold at body size and alone
-    on their line, are headings, the largest size being the top level."""
+    on their line, are headings, the largest size being the top level. A line that ends as a
+    sentence or a clause does is not, unless it starts with a section number: some styles end
+    their titles with a period ("12.1. Elements.", plain TeX's)."""
     def looks_like_heading(i: int) -> bool:
         line = lines[i]
         words = len(line.text.split())
-        if not line.text[0].isalnum() or words > HEADING_MAX_WORDS or line.text.endswith((".", ",", ";", ":")):
+        ends = (",", ";", ":") if _SECTION_NUMBER.match(line.text) else (".", ",", ";", ":")
+        if not line.text[0].isalnum() or words > HEADING_MAX_WORDS or line.text.endswith(ends):
             return False
         if line.size >= body * HEADING_SIZE_RATIO:
             return True

@@ -1,12 +1,15 @@
 """Real PDFs for tests, made with fpdf2: a handbook with a two-level outline, a running header, a
 page-number footer and words broken at line ends; the same without an outline; a two-column
-page; a scanned (image-only) page; an encrypted file. Each maker returns where it put each
+page; a scanned (image-only) page; an encrypted file; a report set as plain TeX sets one, in
+Computer Modern with numbered titles. Each maker returns where it put each
 paragraph (its first words → page) so tests check pages against the source."""
 
 import struct
 import zlib
 from pathlib import Path
 
+import matplotlib
+from fontTools.ttLib import TTFont
 from fpdf import FPDF
 from PIL import Image
 
@@ -155,6 +158,46 @@ def parted(path: Path) -> None:
     pdf.output(str(path))
 
 
+# Numbered titles that end with a period, as plain TeX sets them; each with its paragraph.
+TEX_SECTIONS = [
+    ("1. Pumps.", "The station has two centrifugal pumps that move water from the intake to the filters."),
+    ("1.1. Starting a pump.", "A pump is started only after its suction valve has been opened fully."),
+    ("1.2. Stopping a pump.", "A pump is stopped by closing its discharge valve before switching off the motor."),
+    ("2. Filters.", "Sand filters remove the particles that settling leaves in the water."),
+    ("2.1. Backwashing.", "A filter is backwashed when the pressure across it rises above half a bar."),
+]
+
+
+def _computer_modern(folder: Path, name: str, weight_class: int) -> str:
+    """One of Computer Modern's faces (as matplotlib ships them) made to declare the weight from
+    which fpdf2 writes the stem width TeX's own fonts give: 69 for the roman, 114 for the bold
+    extended, which PDFium reads as weights 345 and 570."""
+    font = TTFont(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / f"{name}.ttf")
+    font["OS/2"].usWeightClass = weight_class
+    path = folder / f"{name}.ttf"
+    font.save(path)
+    return str(path)
+
+
+def tex_styled(path: Path) -> None:
+    """A report with no outline whose titles are set in Computer Modern's bold at the body's
+    size (the top ones a size larger), its text in the roman: neither face is named or
+    flagged bold, and the bold one is heavier than the roman but under PDFium's 600."""
+    pdf = FPDF(format="A4")
+    pdf.add_font("roman", fname=_computer_modern(path.parent, "cmr10", 285))
+    pdf.add_font("bold", fname=_computer_modern(path.parent, "cmb10", 520))
+    pdf.add_page()
+    for title, paragraph in TEX_SECTIONS:
+        pdf.set_font("bold", size=10 if "." in title.split()[0][:-1] else 12)
+        pdf.cell(0, 8, title)
+        pdf.ln(10)
+        pdf.set_font("roman", size=10)
+        for _ in range(3):
+            pdf.multi_cell(0, 5, paragraph)
+            pdf.ln(2)
+    pdf.output(str(path))
+
+
 def with_scanned_page(path: Path, image_dir: Path) -> None:
     """Page 1 has text; page 2 is only a picture of text (no text layer)."""
     picture = image_dir / "scan.png"
@@ -263,8 +306,8 @@ def outline_bomb(path: Path, entries: int) -> None:
     _raw_pdf(path, [
         b"<< /Type /Catalog /Pages 2 0 R /Outlines 6 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
-        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+         b" /Resources << /Font << /F1 5 0 R >> >> >>"),
         b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         b"<< /Type /Outlines /First %d 0 R /Last %d 0 R /Count %d >>" % (first_item, first_item + entries - 1, entries),

@@ -5,6 +5,7 @@ import resource
 from pathlib import Path
 
 import pytest
+from fpdf import FPDF
 
 from ingest_scripts.pdf import PdfCache, PdfError, PdfLimits, chunk_pdf, read_pdf
 from ingest_scripts.pipeline import plan_book
@@ -68,6 +69,30 @@ def test_without_an_outline_headings_are_the_larger_lines(tmp_path: Path) -> Non
         (1, "Exclusions", 3), (2, "Gradual Leaks", 3), (2, "Mould", 3),
         (1, "Claims", 4), (2, "Making a Claim", 4), (2, "Settlement", 4),
     ]
+
+
+def test_without_an_outline_titles_in_a_heavier_face_are_headings_however_they_end(tmp_path: Path) -> None:
+    """TeX's fonts are neither named nor flagged bold and weigh under 600; its bold is told by
+    being heavier than the text's face. Plain TeX ends numbered titles with a period."""
+    pdfs.tex_styled(tmp_path / "report.pdf")
+    pdf = read_pdf(tmp_path / "report.pdf", "report.pdf")
+    headings = [(b.level, b.text) for b in pdf.blocks if b.kind == "heading"]
+    assert headings == [(1, "1. Pumps."), (2, "1.1. Starting a pump."), (2, "1.2. Stopping a pump."),
+                        (1, "2. Filters."), (2, "2.1. Backwashing.")]
+    paragraphs = [b.text for b in pdf.blocks if b.kind != "heading"]
+    assert all(any(text in p for p in paragraphs) for _, text in pdfs.TEX_SECTIONS)
+
+
+def test_an_outline_entry_whose_title_the_page_does_not_print_still_heads_its_section(tmp_path: Path) -> None:
+    pdf = FPDF(format="A4")
+    for title in ("Intake", "Outflow"):
+        pdf.add_page()
+        pdf.start_section(title)
+        pdf.set_font("helvetica", size=11)
+        pdf.multi_cell(0, 6, f"The {title.lower()} gate is checked each morning by the duty operator.")
+    pdf.output(str(tmp_path / "unprinted.pdf"))
+    read = read_pdf(tmp_path / "unprinted.pdf", "unprinted.pdf")
+    assert [(b.text, b.page) for b in read.blocks if b.kind == "heading"] == [("Intake", 1), ("Outflow", 2)]
 
 
 def test_two_columns_read_in_order(tmp_path: Path) -> None:
