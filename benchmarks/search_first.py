@@ -6,8 +6,10 @@ SETS.tsv: one line per question set, `name<TAB>questions.jsonl<TAB>book` (eval/t
 format; more columns are ignored), each book ingested under that id into DATA. For every question
 that should cite, the search is made as the offline model makes its first one (the question's
 search query; with a selection, the question and the selected text) and its first passage hits
-when it is of a gold file and, for a PDF, starts on a gold page. This is what `/search`, MCP and
-the widget's suggested lessons show first; the answer's first citation is `lectern eval`'s.
+when it is of a gold file and, for a PDF, starts on a gold page. This is the passage `/search`,
+MCP and the widget's suggested lessons show first (`/search` links a PDF passage to the page of
+its sentence nearest the query, which may be the next page: a passage that starts on the page
+before its answer counts as a miss here); the answer's first citation is `lectern eval`'s.
 """
 
 import argparse
