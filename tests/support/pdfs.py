@@ -158,13 +158,13 @@ def parted(path: Path) -> None:
     pdf.output(str(path))
 
 
-# Numbered titles that end with a period, as plain TeX sets them; each with its paragraph.
+# Numbered titles that end with a period, as plain TeX sets them: (its size, the title, its paragraph).
 TEX_SECTIONS = [
-    ("1. Pumps.", "The station has two centrifugal pumps that move water from the intake to the filters."),
-    ("1.1. Starting a pump.", "A pump is started only after its suction valve has been opened fully."),
-    ("1.2. Stopping a pump.", "A pump is stopped by closing its discharge valve before switching off the motor."),
-    ("2. Filters.", "Sand filters remove the particles that settling leaves in the water."),
-    ("2.1. Backwashing.", "A filter is backwashed when the pressure across it rises above half a bar."),
+    (12, "1. Pumps.", "The station has two centrifugal pumps that move water from the intake to the filters."),
+    (10, "1.1. Starting a pump.", "A pump is started only after its suction valve has been opened fully."),
+    (10, "1.2. Stopping a pump.", "A pump is stopped by closing its discharge valve before switching off the motor."),
+    (12, "2. Filters.", "Sand filters remove the particles that settling leaves in the water."),
+    (10, "2.1. Backwashing.", "A filter is backwashed when the pressure across it rises above half a bar."),
 ]
 
 
@@ -187,8 +187,8 @@ def tex_styled(path: Path) -> None:
     pdf.add_font("roman", fname=_computer_modern(path.parent, "cmr10", 285))
     pdf.add_font("bold", fname=_computer_modern(path.parent, "cmb10", 520))
     pdf.add_page()
-    for title, paragraph in TEX_SECTIONS:
-        pdf.set_font("bold", size=10 if "." in title.split()[0][:-1] else 12)
+    for size, title, paragraph in TEX_SECTIONS:
+        pdf.set_font("bold", size=size)
         pdf.cell(0, 8, title)
         pdf.ln(10)
         pdf.set_font("roman", size=10)

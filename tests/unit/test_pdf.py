@@ -80,7 +80,7 @@ def test_without_an_outline_titles_in_a_heavier_face_are_headings_however_they_e
     assert headings == [(1, "1. Pumps."), (2, "1.1. Starting a pump."), (2, "1.2. Stopping a pump."),
                         (1, "2. Filters."), (2, "2.1. Backwashing.")]
     paragraphs = [b.text for b in pdf.blocks if b.kind != "heading"]
-    assert all(any(text in p for p in paragraphs) for _, text in pdfs.TEX_SECTIONS)
+    assert all(any(text in p for p in paragraphs) for _, _, text in pdfs.TEX_SECTIONS)
 
 
 def test_an_outline_entry_whose_title_the_page_does_not_print_still_heads_its_section(tmp_path: Path) -> None:
