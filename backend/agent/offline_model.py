@@ -217,9 +217,8 @@ class OfflineAnswerModel(Model):
         """The best sentence windows of the main search that do not repeat each other, best
         first (after the lead, one from a module not quoted yet before a second from the same);
         then the best window of each part's search (its own, or the one leaning on the first
-        part) that the answer lacks; then, for a question of several parts, one more of the
-        question's best windows when it is from a lesson not quoted yet. Each window is
-        followed by its ref. Declines when no search found enough support."""
+        part) that the answer lacks. Each window is followed by its ref. Declines when no search
+        found enough support."""
         searches = [o for o in outputs if "key_sentences" in o]
         if not searches:
             return NOT_IN_BOOK_MARKER
@@ -280,12 +279,6 @@ class OfflineAnswerModel(Model):
             window = next((w for w in left if w.get("module") not in quoted), left[0])
             left = [w for w in left if w is not window and not _overlapping(w, window)]
             chosen.append(window)
-        # A question that asks several things, or whose scene a statement sets, is answered
-        # from the several places the book treats them: the question's best windows that are
-        # left may hold one from a lesson not quoted yet, and it is quoted too, after the rest.
-        if parts or self.relates:
-            lessons = {c.get("lesson") for c in chosen}
-            chosen += [w for w in left if w.get("lesson") not in lessons][:1]
         if not chosen:
             return NOT_IN_BOOK_MARKER
         return " ".join(_cited(w["text"], w["ref"]) for w in chosen)

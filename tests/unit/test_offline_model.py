@@ -191,27 +191,6 @@ def test_a_question_that_asks_several_things_is_led_by_its_best_answer_whole() -
     )
 
 
-def test_a_question_of_several_parts_also_quotes_its_best_window_from_a_lesson_not_quoted_yet() -> None:
-    question = "What does an fstab line look like, and what do its two numbers mean?"
-    model = OfflineAnswerModel(Question(text=question))
-    whole = search(question, STRONG,
-                   ("S1", "NFS", "An entry reads server:/srv /srv nfs4 rw 0 0.", STRONG),
-                   ("S2", "NFS", "Mount it with the mount command.", STRONG * 0.95),
-                   ("S3", "NFS", "The share is exported by the server.", STRONG * 0.95),
-                   ("S4", "Filesystems", "The fifth field is for dump, the sixth for fsck.", STRONG * 0.9))
-    line = search("What does an fstab line look like", STRONG,
-                  ("S1", "NFS", "An entry reads server:/srv /srv nfs4 rw 0 0.", STRONG))
-    numbers = search("what do its two numbers mean", STRONG,
-                     ("S1", "NFS", "An entry reads server:/srv /srv nfs4 rw 0 0.", STRONG))
-    assert model.compose([whole, line, numbers]) == (
-        "An entry reads server:/srv /srv nfs4 rw 0 0. [S1] Mount it with the mount command. [S2] "
-        "The share is exported by the server. [S3] The fifth field is for dump, the sixth for fsck. [S4]"
-    )
-    # A question that asks one thing keeps to its best windows, whatever their lessons.
-    single = OfflineAnswerModel(Question(text="What does an fstab line look like?"))
-    assert "[S4]" not in single.compose([whole])
-
-
 def test_a_selection_is_never_quoted_back_and_its_neighbourhood_answers_first() -> None:
     selected = "Tools like rqt_graph show the graph in real time."
     model = OfflineAnswerModel(Question(text="Why does that help when something breaks?", selected_text=selected))
