@@ -16,6 +16,7 @@ without it elsewhere.
 
 import ctypes
 import hashlib
+import logging
 import multiprocessing
 import os
 import pickle
@@ -143,7 +144,10 @@ def read_pdf(path: Path, name: str, limits: PdfLimits = PdfLimits()) -> PdfFile:
         raise PdfError(outcome)
     if child.exitcode in (-signal.SIGXCPU, -signal.SIGKILL) or outcome is None and child.exitcode is None:
         raise PdfError(f"{name}: reading it takes more than {limits.cpu_seconds} s of CPU; re-export the PDF")
-    raise PdfError(_too_large(name, limits))
+    if child.exitcode == -signal.SIGABRT:  # PDFium's C++ aborts when an allocation fails at the limit
+        raise PdfError(_too_large(name, limits))
+    ended = signal.Signals(-child.exitcode).name if child.exitcode and child.exitcode < 0 else f"status {child.exitcode}"
+    raise PdfError(f"{name}: the PDF reader crashed on it ({ended}); re-export the PDF and try again")
 
 
 class PdfCache:
@@ -216,6 +220,9 @@ def _read_in_child(sender: Connection, path: Path, name: str, limits: PdfLimits)
         outcome = str(exc)
     except MemoryError:
         outcome = _too_large(name, limits)
+    except Exception as exc:  # the child's whole job is to return an outcome; the log keeps the trace
+        logging.getLogger(__name__).exception("reading %s failed", name)
+        outcome = f"{name}: the PDF reader failed on it ({type(exc).__name__}); re-export the PDF and try again"
     sender.send(outcome)
     sender.close()
 

@@ -1,7 +1,11 @@
 """PDF books: real PDFs (fpdf2, see tests/support/pdfs.py) read into pages, sections and passages
 that keep their page numbers and offsets; files that cannot be read say why."""
 
+import os
 import resource
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -238,6 +242,44 @@ def test_a_document_is_held_to_its_cpu_time_and_pages(tmp_path: Path, handbook) 
         read_pdf(outline, "outline.pdf", PdfLimits(cpu_seconds=1))
     with pytest.raises(PdfError, match=r"handbook\.pdf: 4 pages; a PDF of at most 2 pages is read"):
         read_pdf(handbook[0], "handbook.pdf", PdfLimits(pages=2))
+
+
+def _reading_children() -> list[int]:
+    """The processes forked by this process's multiprocessing forkserver: the PDF reading child."""
+    parents: dict[int, int] = {}
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            ppid = next(line for line in status.read_text().splitlines() if line.startswith("PPid:"))
+        except (OSError, StopIteration):
+            continue
+        parents[int(status.parent.name)] = int(ppid.split()[1])
+    forkservers = {pid for pid, parent in parents.items()
+                   if parent == os.getpid() and b"forkserver" in _command_line(pid)}
+    return [pid for pid, parent in parents.items() if parent in forkservers]
+
+
+def _command_line(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def test_a_reader_that_crashes_is_reported_as_a_crash_not_as_a_memory_limit(tmp_path: Path) -> None:
+    slow = tmp_path / "slow.pdf"
+    pdfs.outline_bomb(slow, entries=200_000)  # seconds of reading: time to stop it mid-way
+    with ThreadPoolExecutor(1) as pool:
+        reading = pool.submit(read_pdf, slow, "slow.pdf")
+        pids: list[int] = []
+        for _ in range(200):
+            if reading.done() or (pids := _reading_children()):
+                break
+            time.sleep(0.05)
+        assert not reading.done()
+        for pid in pids:
+            os.kill(pid, signal.SIGSEGV)
+        with pytest.raises(PdfError, match=r"^slow\.pdf: the PDF reader crashed on it \(SIGSEGV\); re-export"):
+            reading.result(timeout=60)
 
 
 def test_an_outline_larger_than_the_limit_is_read_to_the_levels_that_fit(tmp_path: Path, handbook) -> None:
