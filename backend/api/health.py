@@ -61,7 +61,7 @@ async def _check(probe: Callable[[], Awaitable[None]], timeout: float) -> str:
         return "ok"
     except TimeoutError:
         return f"down (no answer within {timeout:g} s)"
-    except Exception as exc:  # any failure means "down"
+    except Exception as exc:  # noqa: BLE001 - any failure means "down"
         reason = str(exc) if isinstance(exc, RuntimeError | ConnectionError) else type(exc).__name__
         return f"down ({reason})"
 

@@ -23,7 +23,7 @@ def test_no_server_errors_under_generated_requests(tmp_path: Path) -> None:
         result = subprocess.run(
             [str(SCHEMATHESIS), "run", f"{live.url}/openapi.json", "--checks", "not_a_server_error",
              "--max-examples", "40", "--request-timeout", "30", "--no-color"],
-            capture_output=True, text=True, timeout=600,
+            capture_output=True, text=True, timeout=600, check=False,
         )
     assert result.returncode == 0, result.stdout[-3000:]
     summary = re.search(r"(\d+) generated, (\d+) passed", result.stdout)

@@ -9,7 +9,7 @@ network path goes silent. `cut()` closes every connection and refuses new ones (
 import asyncio
 import socket
 import threading
-from typing import Literal
+from typing import Literal, Self
 
 Mode = Literal["forward", "frozen", "cut"]
 
@@ -27,7 +27,7 @@ class DependencyProxy:
         self._server: asyncio.Server | None = None
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
 
-    def __enter__(self) -> "DependencyProxy":
+    def __enter__(self) -> Self:
         self._thread.start()
         self._call(self._listen())
         return self

@@ -16,7 +16,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 import uvicorn
 from starlette.applications import Starlette
@@ -74,7 +74,7 @@ class FakeServer:
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)
 
-    def __enter__(self) -> "FakeServer":
+    def __enter__(self) -> Self:
         self._thread.start()
         deadline = time.monotonic() + 60  # an app may load models at start-up
         while not self._server.started:

@@ -563,18 +563,18 @@ def test_a_chapter_opening_with_an_h2_that_says_its_title_is_titled_by_it() -> N
 
 @pytest.mark.parametrize(("body", "title", "sections"), [
     (  # SQLite's hand-made pages: every numbered section an <h1>, under a styled title that is no heading
-        '<div class="fancy_title">Write-Ahead Logging</div>'
-        f'<h1 id="overview"><span>1. </span>Overview</h1><p>WAL is a journal mode. {PROSE}</p>'
-        f'<h1 id="how_it_works"><span>2. </span>How WAL Works</h1><p>Changes go to a log. {PROSE}</p>'
-        f'<h2 id="checkpointing"><span>2.1. </span>Checkpointing</h2><p>The log is copied back. {PROSE}</p>',
+        ('<div class="fancy_title">Write-Ahead Logging</div>'
+         f'<h1 id="overview"><span>1. </span>Overview</h1><p>WAL is a journal mode. {PROSE}</p>'
+         f'<h1 id="how_it_works"><span>2. </span>How WAL Works</h1><p>Changes go to a log. {PROSE}</p>'
+         f'<h2 id="checkpointing"><span>2.1. </span>Checkpointing</h2><p>The log is copied back. {PROSE}</p>'),
         "Write-Ahead Logging",
         [("1. Overview", "overview"), ("2. How WAL Works", "how_it_works"),
          ("2. How WAL Works › 2.1. Checkpointing", "checkpointing")],
     ),
     (  # the page's own <h1> title, and a second <h1> later
-        f'<article><header><h1 id="widgets">Installing Widgets</h1></header><p>Get the box. {PROSE}</p>'
-        f'<h2 id="pip">With pip</h2><p>Run pip. {PROSE}</p>'
-        f'<h1 id="other">Other Platforms</h1><p>Elsewhere too. {PROSE}</p></article>',
+        (f'<article><header><h1 id="widgets">Installing Widgets</h1></header><p>Get the box. {PROSE}</p>'
+         f'<h2 id="pip">With pip</h2><p>Run pip. {PROSE}</p>'
+         f'<h1 id="other">Other Platforms</h1><p>Elsewhere too. {PROSE}</p></article>'),
         "Installing Widgets",
         [("", ""), ("With pip", "pip"), ("Other Platforms", "other")],
     ),

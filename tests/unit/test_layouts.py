@@ -379,9 +379,8 @@ def test_a_vitepress_site_links_to_pages_and_anchors_of_its_real_build(tmp_path:
     # Built inside VitePress's own folder, where Node finds the package.
     with tempfile.TemporaryDirectory(dir=GENERATORS, prefix="site-") as where:
         sidebar = "[{ text: 'Basics', items: [{ text: 'Guide', link: '/guide/' }, { text: 'Start', link: '/guide/Getting Started' }] }]"
-        config = 'export default { title: "Widgets", srcDir: "src"%s, themeConfig: { sidebar: %s } }\n' % (
-            ", cleanUrls: true" if clean_urls else "", sidebar
-        )
+        clean = ", cleanUrls: true" if clean_urls else ""
+        config = f'export default {{ title: "Widgets", srcDir: "src"{clean}, themeConfig: {{ sidebar: {sidebar} }} }}\n'
         root = write_book(Path(where), {**VITEPRESS_SITE, "docs/.vitepress/config.mjs": config})
         assert isinstance(detect_layout(root), VitePress) and isinstance(detect_layout(root / "docs"), VitePress)
         plan = plan_book(root, "widgets")

@@ -49,7 +49,7 @@ async def test_tool_calls_and_streamed_text_become_a_checked_answer(motors_data:
     assert answer.text == "A servo holds its position with a feedback loop [1]. It never overheats."
     assert streamed == answer.text
     assert [c.source_path for c in answer.citations] == ["01-motors/01-servos.md"]
-    first, second = fake.requests
+    first, _ = fake.requests
     assert first["model"] == "gemini-2.5-flash" and first["stream"] is True
     assert {t["function"]["name"] for t in first["tools"]} == {
         "search_book_content", "get_selected_text_context", "get_lesson_metadata"}
