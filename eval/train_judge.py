@@ -13,7 +13,8 @@ without the set's book. An answer the run's own judge declined cannot be given b
 on runs whose judge declines nothing (`found_at` 0) to compare judges. `--without` learns the
 judge on the signals less those named, to measure what each adds (a run records every signal
 of FEATURES). The area under the ROC curve of `answers` on out-of-book probabilities (each book
-scored by the model learned without it) is printed on stderr.
+scored by the model learned without it) is printed on stderr. Each figure's mean over the sets
+ends the table; a book alone has no judge learned without it (its rows repeat "as run").
 
 Labels: `answers`, the book answers the question (it is not one of the set's unanswerable
 questions); `right` (backend/evaluation.py), the first citation is a gold page and the answer
@@ -185,6 +186,15 @@ def metrics(rows: list[tuple[EvalQuestion, EvalResult]]) -> dict[str, float | No
                                        "found_precision", "high_precision", "cross_lesson_coverage", "questions")}
 
 
+def _mean(figures: list[dict[str, float | None]]) -> dict[str, float | None]:
+    """Each metric's mean over the sets that have it (high precision: those with a high answer)."""
+    means: dict[str, float | None] = {}
+    for name in figures[0]:
+        values = [f[name] for f in figures if f[name] is not None]
+        means[name] = round(float(np.mean(values)), 4) if values else None
+    return means
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sets", type=Path)
@@ -199,10 +209,13 @@ def main() -> None:
     given = Judge.load(args.judge) if args.judge else None
     samples, every = load(args.sets, args.results, features)
     works = sorted({work_of(s.book) for s in samples})
-    judges = {work: learn([s for s in samples if work_of(s.book) != work], features) for work in works}
-    out_of_book = np.array([probabilities(judges[work_of(s.book)].answers, [s])[0] for s in samples])
-    auc = area_under_curve(out_of_book, np.array([s.answers for s in samples]))
-    print(f"answers, out of book: area under the ROC curve {auc:.4f}", file=sys.stderr)
+    judges = {work: learn(rest, features) for work in works
+              if (rest := [s for s in samples if work_of(s.book) != work])}
+    held = [s for s in samples if work_of(s.book) in judges]  # with one book, no judge is learned without it
+    if held:
+        out_of_book = np.array([probabilities(judges[work_of(s.book)].answers, [s])[0] for s in held])
+        auc = area_under_curve(out_of_book, np.array([s.answers for s in held]))
+        print(f"answers, out of book: area under the ROC curve {auc:.4f}", file=sys.stderr)
     report = {}
     for name, (book, rows) in every.items():
         judge = judges.get(work_of(book))
@@ -210,6 +223,9 @@ def main() -> None:
         report[name] = {"as run": metrics(rows), "judged (book left out)": metrics(after)}
         if given:
             report[name][f"judged ({args.judge.name})"] = metrics([(q, decided(given, r)) for q, r in rows])
+    if len(report) > 1:
+        report["mean over sets"] = {label: _mean([rows[label] for rows in report.values()])
+                                    for label in next(iter(report.values()))}
     if args.json:
         print(json.dumps(report, indent=2))
     else:
