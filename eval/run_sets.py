@@ -35,9 +35,9 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parent.parent
 README = PROJECT / "eval" / "questions" / "README.md"
 PACKAGED_JUDGE = PROJECT / "backend" / "grounding" / "judge.json"
-_BLOCK = re.compile(r"```bash\n(.*?)```", re.DOTALL)
-LEFT_OUT = "judged (book left out)"
+LEFT_OUT = "judged (book left out)"  # rows of train_judge.py's report
 MEAN = "mean over sets"
+_BLOCK = re.compile(r"```bash\n(.*?)```", re.DOTALL)
 _INGEST = re.compile(r"^lectern ingest (\S+) --book (\S+)", re.MULTILINE)
 
 
@@ -154,8 +154,9 @@ def main() -> None:
                                   cwd=PROJECT, env=env, capture_output=True, text=True, check=False)
             if done.returncode == 0:
                 baseline.write_text(done.stdout, encoding="utf-8")
-            else:
-                failed[question_set.name] = f"the plain retriever failed: {done.stderr.strip()[-300:]}"
+            else:  # the set's own figures stand; its plain column stays empty
+                print(f"the plain retriever failed on {question_set.name}: {done.stderr.strip()[-300:]}",
+                      file=sys.stderr)
 
     ran = [s for s in sets if s.name not in failed]
     for name, why in failed.items():
