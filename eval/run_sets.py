@@ -124,7 +124,9 @@ def main() -> None:
         fresh = not any((PROJECT / f).exists() for f in source.block_folders)
         if not folder.exists() and args.fetch and fresh:
             print(f"fetching {book} into {folder}", file=sys.stderr, flush=True)
-            _run(f"set -e\n{source.fetch}", log, env, shell=True)
+            # Not `set -e`: each folder is checked after, and one failing line (a dangling link
+            # `cp -L` cannot copy) must not stop the block's other books.
+            _run(source.fetch, log, env, shell=True)
         if not folder.exists():
             how = "fetch it by hand" if args.fetch else "--fetch, or fetch it by hand"
             failed[question_set.name] = f"{folder} is missing ({how}: {args.readme})"
