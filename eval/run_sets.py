@@ -28,15 +28,17 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
+if __package__ in (None, ""):  # run as `python eval/run_sets.py`: the project's root is not on the path
+    sys.path.insert(0, str(PROJECT))
+from eval import train_judge
+
 README = PROJECT / "eval" / "questions" / "README.md"
 PACKAGED_JUDGE = PROJECT / "backend" / "grounding" / "judge.json"
-LEFT_OUT = "judged (book left out)"  # rows of train_judge.py's report
-MEAN = "mean over sets"
+LEFT_OUT, MEAN = train_judge.LEFT_OUT, train_judge.MEAN
 _BLOCK = re.compile(r"```bash\n(.*?)```", re.DOTALL)
 _INGEST = re.compile(r"^lectern ingest (\S+) --book (\S+)", re.MULTILINE)
 
@@ -165,12 +167,8 @@ def main() -> None:
         print(f"left out {name}: {why}", file=sys.stderr)
     if not ran:
         raise SystemExit("no set was answered")
-    with tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False) as table:
-        table.writelines(f"{s.name}\t{s.questions}\t{s.book}\n" for s in ran)
-    judged = subprocess.run([sys.executable, "eval/train_judge.py", table.name, str(results), "--json"],
-                            cwd=PROJECT, env=env, capture_output=True, text=True, check=True)
-    os.unlink(table.name)
-    print(markdown_table(json.loads(judged.stdout), results))
+    samples, every = train_judge.load([(s.name, PROJECT / s.questions, s.book) for s in ran], results)
+    print(markdown_table(train_judge.report(samples, every)[0], results))
 
 
 COLUMNS = (  # (heading, row of train_judge.py's report, metric)

@@ -32,6 +32,7 @@ Books are grouped by the work they hold: a PDF edition is its book's (`physical-
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +44,8 @@ L2 = 1.0  # the prior's weight: a standard normal prior on each standardised wei
 HIGH_PRECISION = 0.9
 WILSON_Z = 1.645  # one-sided 95%
 NEWTON_STEPS = 50
+LEFT_OUT = "judged (book left out)"
+MEAN = "mean over sets"
 
 
 class Sample:
@@ -58,17 +61,20 @@ def work_of(book: str) -> str:
     return book.removesuffix("-pdf")
 
 
+def read_sets(path: Path) -> list[tuple[str, Path, str]]:
+    """SETS.tsv's sets: (name, questions file, book)."""
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [(name, Path(questions), book) for name, questions, book, *_ in rows]
+
+
 def load(
-    sets: Path, results: Path, features: tuple[str, ...] = FEATURES
+    sets: Iterable[tuple[str, Path, str]], results: Path, features: tuple[str, ...] = FEATURES
 ) -> tuple[list[Sample], dict[str, tuple[str, list[tuple[EvalQuestion, EvalResult]]]]]:
     """Samples (answers the judge decides, read as `features`), and each set's book and
     questions with results."""
     samples: list[Sample] = []
     every: dict[str, tuple[str, list[tuple[EvalQuestion, EvalResult]]]] = {}
-    for line in sets.read_text().splitlines():
-        if not line.strip():
-            continue
-        name, questions_path, book = line.split("\t")[:3]
+    for name, questions_path, book in sets:
         rows = (results / f"{name}.jsonl").read_text().splitlines()
         by_id = {r.id: r for r in map(EvalResult.model_validate_json, rows)}
         pairs = [(q, by_id[q.id]) for q in load_questions(Path(questions_path))]
@@ -195,6 +201,36 @@ def _mean(figures: list[dict[str, float | None]]) -> dict[str, float | None]:
     return means
 
 
+def report(
+    samples: list[Sample],
+    every: dict[str, tuple[str, list[tuple[EvalQuestion, EvalResult]]]],
+    features: tuple[str, ...] = FEATURES,
+    given: tuple[str, Judge] | None = None,
+) -> tuple[dict[str, dict[str, dict[str, float | None]]], float | None]:
+    """Each set's figures as run and as decided by the judge learned without its book (and by
+    the `given` (name, judge), if any), then their mean over the sets; and the area under the
+    ROC curve of `answers` on out-of-book probabilities (none with one book)."""
+    works = sorted({work_of(s.book) for s in samples})
+    judges = {work: learn(rest, features) for work in works
+              if (rest := [s for s in samples if work_of(s.book) != work])}
+    held = [s for s in samples if work_of(s.book) in judges]  # with one book, no judge is learned without it
+    auc = None
+    if held:
+        out_of_book = np.array([probabilities(judges[work_of(s.book)].answers, [s])[0] for s in held])
+        auc = area_under_curve(out_of_book, np.array([s.answers for s in held]))
+    figures = {}
+    for name, (book, rows) in every.items():
+        judge = judges.get(work_of(book))
+        after = [(q, decided(judge, r)) for q, r in rows] if judge else rows
+        figures[name] = {"as run": metrics(rows), LEFT_OUT: metrics(after)}
+        if given:
+            figures[name][f"judged ({given[0]})"] = metrics([(q, decided(given[1], r)) for q, r in rows])
+    if len(figures) > 1:
+        figures[MEAN] = {label: _mean([rows[label] for rows in figures.values()])
+                         for label in next(iter(figures.values()))}
+    return figures, auc
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("sets", type=Path)
@@ -206,41 +242,25 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     features = tuple(name for name in FEATURES if name not in args.without)
-    given = Judge.load(args.judge) if args.judge else None
-    samples, every = load(args.sets, args.results, features)
-    works = sorted({work_of(s.book) for s in samples})
-    judges = {work: learn(rest, features) for work in works
-              if (rest := [s for s in samples if work_of(s.book) != work])}
-    held = [s for s in samples if work_of(s.book) in judges]  # with one book, no judge is learned without it
-    if held:
-        out_of_book = np.array([probabilities(judges[work_of(s.book)].answers, [s])[0] for s in held])
-        auc = area_under_curve(out_of_book, np.array([s.answers for s in held]))
+    given = (args.judge.name, Judge.load(args.judge)) if args.judge else None
+    samples, every = load(read_sets(args.sets), args.results, features)
+    figures, auc = report(samples, every, features, given)
+    if auc is not None:
         print(f"answers, out of book: area under the ROC curve {auc:.4f}", file=sys.stderr)
-    report = {}
-    for name, (book, rows) in every.items():
-        judge = judges.get(work_of(book))
-        after = [(q, decided(judge, r)) for q, r in rows] if judge else rows
-        report[name] = {"as run": metrics(rows), "judged (book left out)": metrics(after)}
-        if given:
-            report[name][f"judged ({args.judge.name})"] = metrics([(q, decided(given, r)) for q, r in rows])
-    if len(report) > 1:
-        report["mean over sets"] = {label: _mean([rows[label] for rows in report.values()])
-                                    for label in next(iter(report.values()))}
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(json.dumps(figures, indent=2))
     else:
         cols = ("first_citation_hit", "phrase_hit", "false_abstention", "abstention", "found_precision",
                 "high_precision")
-        width = max(len(label) for rows in report.values() for label in rows)
+        width = max(len(label) for rows in figures.values() for label in rows)
         print(f"{'set':22} {'':{width}} " + " ".join(f"{c[:12]:>12}" for c in cols))
-        for name, both in report.items():
+        for name, both in figures.items():
             for label, m in both.items():
                 print(f"{name:22} {label:{width}} " + " ".join(f"{'' if m[c] is None else m[c]:>12}" for c in cols))
     if args.write:
         judge = learn(samples, features)
         args.write.write_text(json.dumps(judge.to_dict(), indent=1) + "\n")
         print(f"wrote {args.write}: found at {judge.found_at}, high at {judge.high_at}", file=sys.stderr)
-
 
 if __name__ == "__main__":
     main()
