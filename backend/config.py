@@ -70,9 +70,6 @@ class Settings(BaseSettings):
     # The answer judge (backend/grounding/judge.py): the packaged one, or one learned on your own
     # labelled questions with eval/train_judge.py.
     judge: Path | None = Field(None, alias="LECTERN_JUDGE")
-    # The order of a search's windows (backend/retrieval/window_order.py): one learned with
-    # eval/train_window_order.py.
-    window_order: Path | None = Field(None, alias="LECTERN_WINDOW_ORDER")
     # `lectern serve --watch`: the book's folder, re-ingested in the serving process on change.
     watch: Path | None = Field(None, alias="LECTERN_WATCH")
     base_url: str = Field("", alias="LECTERN_BASE_URL")  # citation links' origin when watching

@@ -15,7 +15,6 @@ from backend.retrieval.embeddings import Embedder, LocalEmbedder, make_embedder
 from backend.retrieval.index import BookIndex, BookNotIngested, IndexUnavailable, open_client
 from backend.retrieval.rerank import make_reranker
 from backend.retrieval.search import BookCorpus, RetrievalMode, Retriever
-from backend.retrieval.window_order import LearnedOrder
 
 log = logging.getLogger("lectern.engine")
 
@@ -36,7 +35,6 @@ class Library:
         self.models = ModelFactory(settings)
         self._engines: dict[tuple[str, str], AnswerEngine] = {}
         self.judge = Judge.load(settings.judge or PACKAGED)
-        self.window_order = LearnedOrder.load(settings.window_order) if settings.window_order else None
         self._reference: LocalEmbedder | None = None
         self._opening = threading.Lock()
 
@@ -63,7 +61,7 @@ class Library:
             if metadata.get("embedder") and metadata["embedder"] != embedder.name:
                 log.warning("book %r was embedded with %s and is asked with %s: run `lectern ingest` "
                             "again for the best matches", key[0], metadata["embedder"], embedder.name)
-            retriever = Retriever(index, embedder, mode, self.reranker, self.window_order)
+            retriever = Retriever(index, embedder, mode, self.reranker)
             self._engines[key] = AnswerEngine(retriever, self.models, self.settings.top_k, self.judge)
         return self._engines[key]
 

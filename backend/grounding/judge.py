@@ -22,12 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
+import numpy as np
 from pydantic import BaseModel
 
 from backend.grounding.citations import CitationStream
 from backend.grounding.run import RunState
 from backend.retrieval import lexical
-from backend.retrieval.reading import coverage
+from backend.retrieval.embeddings import Embedder, reader_for
 
 PACKAGED = Path(__file__).with_name("judge.json")
 _MARKER = "["  # citations are renumbered "[1]" markers in the answer text
@@ -61,6 +62,7 @@ FEATURES = (
     "selection",  # the question is about a passage the reader selected
     "followup",  # the question leans on earlier turns
 )
+LEAST_COVERED = 3  # `lead_least_covered` reads the ask's word pieces matched least, one in this many
 
 
 class Judgment(BaseModel):
@@ -151,3 +153,24 @@ def signals(state: RunState, stream: CitationStream) -> dict[str, float]:
 
 def _above(cosine: float, level: float) -> float:
     return (cosine - level) / max(1 - level, 1e-3)
+
+
+def coverage(embedder: Embedder, ask: str, quotes: list[str]) -> list[tuple[float, float]]:
+    """How well each quote covers `ask`, read as BERTScore reads a candidate against a reference
+    (Zhang et al., 2020): each word piece of the ask is matched with its most similar word piece
+    of the quote, both read in context by the packaged model, so "start" finds "launch" where
+    word shares find nothing. Gives, for each quote, the mean of those similarities over the
+    ask's word pieces, and over the third of them matched least. The ask, and each distinct
+    quote, is read once."""
+    reader = reader_for(embedder)
+    asked = reader.word_piece_vectors(ask)
+    read = {quote: reader.word_piece_vectors(quote) for quote in dict.fromkeys(quotes) if quote}
+    return [_covered(asked, read[quote]) if quote else (0.0, 0.0) for quote in quotes]
+
+
+def _covered(asked, quoted) -> tuple[float, float]:  # untyped: numpy arrays of unit row vectors
+    if not len(asked) or not len(quoted):
+        return 0.0, 0.0
+    matched = np.sort((asked @ quoted.T).max(axis=1))
+    least = matched[: max(1, len(matched) // LEAST_COVERED)]
+    return float(matched.mean()), float(least.mean())

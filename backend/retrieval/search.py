@@ -35,9 +35,9 @@ from backend.retrieval.embeddings import Embedder
 from backend.retrieval.index import BookIndex, ScoredChunk
 from backend.retrieval.models import Chunk, Page
 from backend.retrieval.query import Query
-from backend.retrieval.reading import coverage
 from backend.retrieval.rerank import CohereReranker
 from backend.retrieval.sentences import (
+    ANSWER_TYPE_BONUS,
     CANNOT_ANSWER,
     WINDOW,
     Sentence,
@@ -49,7 +49,6 @@ from backend.retrieval.sentences import (
     split_sentences,
     states_without_way,
 )
-from backend.retrieval.window_order import HandOrder, WindowOrder
 
 RetrievalMode = Literal["hybrid", "dense", "lexical"]
 CANDIDATES = 40
@@ -65,6 +64,10 @@ ONE_PAGE_PASSAGES = 6
 # A window is read in its passage: words of the question that its section heading, the rest
 # of the passage or its code examples use count for a quarter.
 PASSAGE_CONTEXT = 0.25
+# A window's fit gains up to this much from its passage's search rank (the first passage all of
+# it, the last none): about what int8 rounding moves a fit by (the local model's int8 vectors
+# are 0.99 alike to its full-precision ones), so it orders windows that close and no others.
+SEARCH_RANK_PRIOR = 0.01
 _CODE_COMMENT = re.compile(r"\s(?:#|//)\s")  # where a line of an example turns to a comment
 PASTED_RUN = 3  # words in a row a question shares with a line of an example before it is theirs
 SELECTION_MATCH = 0.6  # share of a selection's words a passage must hold to be its source
@@ -326,13 +329,11 @@ class Retriever:
         embedder: Embedder,
         mode: RetrievalMode = "hybrid",
         reranker: CohereReranker | None = None,
-        window_order: WindowOrder | None = None,
     ):
         self.index = index
         self.embedder = embedder
         self.mode = mode
         self.reranker = reranker
-        self.window_order = window_order or HandOrder()
         self._corpus: BookCorpus | None = None
         self._calibration: tuple[str, Calibration] | None = None
         self._lock = threading.Lock()
@@ -489,26 +490,12 @@ class Retriever:
         # reader's own words, not the earlier question a follow-up leans on (already answered).
         readers = frozenset(own or asked)
         answers_it = {hit.chunk.id: corpus.heading_asks(hit.chunk, readers) for hit in hits}
-        ask = scene_and_question(query.text)[1]
-        readings = (coverage(self.embedder, ask, [w.text for w in windows]) if self.window_order.reads
-                    else [(0.0, 0.0)] * len(windows))
-        for window, (covered, least_covered) in zip(windows, readings, strict=True):
-            fit = window.closeness if window.own is None else (window.own + window.semantic) / 2
-            window.features = {
-                "lexical": window.lexical,
-                "semantic": window.semantic,
-                "own_fit": fit,
-                "support": window.support,
-                **window.answer_kind(question),
-                "heading_asks": float(answers_it[window.chunk_id]),
-                "kind_prior": KIND_PRIOR[kind[window.chunk_id]],
-                "search_rank": 1 - rank[window.chunk_id] / len(hits),
-                "code": float(window.code),
-                "opens_passage": float(window.sentences[0].index == 0),
-                "covered": covered,
-                "least_covered": least_covered,
-            }
-        windows.sort(key=self.window_order.score, reverse=True)
+        windows.sort(
+            key=lambda w: (w.answer_fit(question, own_words=True) + ANSWER_TYPE_BONUS * answers_it[w.chunk_id])
+            * KIND_PRIOR[kind[w.chunk_id]]
+            + SEARCH_RANK_PRIOR * (1 - rank[w.chunk_id] / len(hits)),
+            reverse=True,
+        )
         if rerank and self.reranker is not None:
             relevance = self.reranker.scores(query.whole, [window.text for window in windows])
             if relevance is not None:  # else Cohere failed: the order above stands

@@ -10,7 +10,7 @@ import math
 import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import groupby
 
@@ -223,8 +223,6 @@ class Window:
     # The same share of the reader's own words alone, for a question that leans on earlier
     # words (a follow-up); None when the words are all the reader's, or none are ("Why?").
     own: float | None = None
-    # What the search read of it to order the windows (window_order.FEATURES).
-    features: dict[str, float] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
@@ -294,20 +292,17 @@ class Window:
         says most about the history). Without, the fit is on the scale of the search's support
         (as a model is told it)."""
         fit = self.closeness if not own_words or self.own is None else (self.own + self.semantic) / 2
-        kind = self.answer_kind(question)
-        return fit + ANSWER_TYPE_BONUS * (kind["gives_amount"] + kind["defines"] + kind["spells_out"] - kind["no_way"])
-
-    def answer_kind(self, question: str) -> dict[str, float]:
-        """Whether the window has the kind of statement the question asks for: a number for
-        "how many", a definition for "what is", the spelled-out acronym asked about; and, for
-        a how-to, whether it gives no way at all."""
-        return {
-            "gives_amount": float(bool(_ASKS_QUANTITY.search(question)) and self.gives_amount),
-            "defines": float(bool(_ASKS_DEFINITION.search(question) and _says_what_it_is(question, self.sentences))
-                             or _defines_subject(question, self.sentences[0].text)),
-            "spells_out": float(any(spelled_out(acronym, self.text) for acronym in _asked_acronyms(question))),
-            "no_way": float(bool(_ASKS_WAY.search(question)) and not self.gives_way),
-        }
+        if _ASKS_QUANTITY.search(question) and self.gives_amount:
+            fit += ANSWER_TYPE_BONUS
+        if (_ASKS_DEFINITION.search(question) and _says_what_it_is(question, self.sentences)) or _defines_subject(
+            question, self.sentences[0].text
+        ):
+            fit += ANSWER_TYPE_BONUS
+        if any(spelled_out(acronym, self.text) for acronym in _asked_acronyms(question)):
+            fit += ANSWER_TYPE_BONUS
+        if _ASKS_WAY.search(question) and not self.gives_way:
+            fit -= ANSWER_TYPE_BONUS
+        return fit
 
 
 def states_without_way(question: str, asked: Sequence[str], windows: Sequence[Window]) -> bool:

@@ -2,10 +2,9 @@
 
 import numpy as np
 
-from backend.grounding.judge import FEATURES, PACKAGED, Judge, Judgment, Logistic
+from backend.grounding.judge import FEATURES, PACKAGED, Judge, Judgment, Logistic, coverage
 from backend.grounding.status import assess
 from backend.retrieval.embeddings import CohereEmbedder, OnnxEmbedder, packaged_reader, reader_for
-from backend.retrieval.reading import coverage
 from eval import train_judge
 
 
