@@ -58,8 +58,7 @@ class BookSource:
 
 
 def load_sets(path: Path) -> list[QuestionSet]:
-    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return [QuestionSet(name, Path(questions), book) for name, questions, book, *_ in rows]
+    return [QuestionSet(*row) for row in train_judge.read_sets(path)]
 
 
 def book_sources(readme: Path = README) -> dict[str, BookSource]:

@@ -262,5 +262,6 @@ def main() -> None:
         args.write.write_text(json.dumps(judge.to_dict(), indent=1) + "\n")
         print(f"wrote {args.write}: found at {judge.found_at}, high at {judge.high_at}", file=sys.stderr)
 
+
 if __name__ == "__main__":
     main()
