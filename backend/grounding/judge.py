@@ -3,7 +3,7 @@
 The run already measures how strongly the book answers (retrieval/search.py: the best window's
 support, read against the book's own chance level from calibration.py; how near the book comes
 at all; whether the search found one page; names the book never uses) and what the answer
-quotes, its first quote also read against the ask by a cross-encoder (grounding/reader.py). The judge weighs those signals together with weights learned by logistic regression on
+quotes. The judge weighs those signals together with weights learned by logistic regression on
 the project's labelled question sets (`eval/train_judge.py`), in two models:
 - `answers`: the probability that the book answers the question. The answer is given at
   `found_at` or above, the level that best told answerable questions from unanswerable ones on
@@ -26,7 +26,6 @@ import numpy as np
 from pydantic import BaseModel
 
 from backend.grounding.citations import CitationStream
-from backend.grounding.reader import packaged_cross_encoder
 from backend.grounding.run import RunState
 from backend.retrieval import lexical
 from backend.retrieval.embeddings import Embedder, reader_for
@@ -62,8 +61,6 @@ FEATURES = (
     "answer_share",  # the share of the ask's (IDF-weighted) words the whole answer holds
     "selection",  # the question is about a passage the reader selected
     "followup",  # the question leans on earlier turns
-    "lead_read",  # the cross-encoder's logit for the first quote answering the ask (grounding/reader.py):
-    # the two read together, so a quote that answers in other words than the ask's still can
 )
 LEAST_COVERED = 3  # `lead_least_covered` reads the ask's word pieces matched least, one in this many
 
@@ -151,7 +148,6 @@ def signals(state: RunState, stream: CitationStream) -> dict[str, float]:
         "answer_share": asked.share(lexical.terms(answer, compounds=False)),
         "selection": float(bool(question.selected_text)),
         "followup": float(bool(question.history)),
-        "lead_read": packaged_cross_encoder().read(ask, lead),
     }
 
 
