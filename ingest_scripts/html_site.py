@@ -122,15 +122,15 @@ class HtmlPage:
 
 
 def read_page(html: str, name: str = "") -> HtmlPage | None:
-    """The page's own content, or None for a page that is not content (one that asks not to be
-    indexed, a "not found" page, a listing of other pages, one with almost no prose). `name`:
-    the page's file name, so that links to the page itself are told from links away."""
+    """The page's own content, or None for a page that is not content (a redirect, a "not
+    found" page, a listing of other pages, one with almost no prose). `name`: the page's file
+    name, so that links to the page itself are told from links away."""
     return read_tree(LexborHTMLParser(html), name)
 
 
 def read_tree(tree: LexborHTMLParser, name: str = "") -> HtmlPage | None:
     """read_page of a parsed page (which it takes apart: read what else it holds first)."""
-    if tree.css_first("meta[name=robots][content*=noindex]") or _redirects(tree):
+    if _redirects(tree):
         return None
     content = _main_content(tree)
     if content is None or _is_source_listing(content):  # None: a frameset, whose frames are pages
@@ -194,6 +194,19 @@ def _without_ending(page: HtmlPage, ending: str) -> HtmlPage:
     if not page.title.endswith(ending) or not (title := page.title.removesuffix(ending).rstrip()):
         return page
     return replace(page, title=title, blocks=_titled(page.blocks, title))
+
+
+def asks_not_to_be_listed(tree: LexborHTMLParser) -> bool:
+    """Whether the page asks search engines to leave it out (`<meta name=robots content=noindex>`)."""
+    return tree.css_first("meta[name=robots][content*=noindex]") is not None
+
+
+def links_to(tree: LexborHTMLParser, rel: str) -> set[str]:
+    """The pages (paths) that the links of page `rel`'s main content lead to, itself left out:
+    where its text sends the reader, not its site's navigation (a print button, a sidebar)."""
+    content = _main_content(tree)
+    links = content.css("a[href]") if content is not None else []
+    return {_linked(rel, link.attributes.get("href") or "") for link in links} - {"", rel}
 
 
 def next_page(tree: LexborHTMLParser, rel: str) -> str:

@@ -25,7 +25,9 @@ from backend.retrieval.models import Chunk, Page
 from backend.retrieval.search import Retriever
 from ingest_scripts.html_site import (
     HtmlPage,
+    asks_not_to_be_listed,
     chunk_html_page,
+    links_to,
     named_site,
     next_page,
     placements,
@@ -310,20 +312,33 @@ def add_pdfs(plan: BookPlan, root: Path, pdfs: list[Path], book: str, cache: Pdf
 
 def plan_site(root: Path, book: str, base_url: str, layout: BuiltSite) -> BookPlan:
     """The pages and chunks of a built site: each page's own content at its URL, under the
-    module its breadcrumbs, its navigation or its folder's index page give it."""
-    read: dict[str, HtmlPage] = {}
-    skipped: list[str] = []
-    seen: set[tuple[str, ...]] = set()
+    module its breadcrumbs, its navigation or its folder's index page give it.
+
+    A page that asks search engines to leave it out (`noindex`) is part of the book when a page
+    that does not ask so links to it: a search page or an old address kept for outside links
+    (mdBook's first-edition stubs) is reached by none, while ikiwiki marks every page it brings
+    from its shared underlay (the directives' reference) though the site's own pages lead there."""
+    pages: dict[str, HtmlPage | None] = {}
+    unlisted: set[str] = set()
+    linked: set[str] = set()  # the pages that pages which do not ask to be left out link to
     following: dict[str, str] = {}
     for path in discover(root, "HTML"):
         rel = path.relative_to(root).as_posix()
         tree = LexborHTMLParser(_read(path, rel, html=True))
         following[rel] = next_page(tree, rel)  # before read_tree takes its navigation out
-        page = read_tree(tree, path.name)
+        if asks_not_to_be_listed(tree):
+            unlisted.add(rel)
+        else:
+            linked |= links_to(tree, rel)
+        pages[rel] = read_tree(tree, path.name)
+    read: dict[str, HtmlPage] = {}
+    skipped: list[str] = []
+    seen: set[tuple[str, ...]] = set()
+    for rel, page in pages.items():
         # A copy of a page already read, or a stub that only its heading tells from others
         # ("The 2018 edition of the book is no longer distributed …" under each chapter's title).
         text = tuple(block.text for block in page.blocks if block.kind != "heading") if page else ()
-        if page is None or text in seen:
+        if page is None or (rel in unlisted and rel not in linked) or text in seen:
             skipped.append(rel)
             continue
         seen.add(text)

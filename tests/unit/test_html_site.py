@@ -681,7 +681,6 @@ def test_a_texinfo_manual_is_read_without_its_navigation_and_with_its_node_ancho
 
 @pytest.mark.parametrize("html", [
     page("<main><h1>Page Not Found</h1><p>We could not find what you were looking for.</p></main>"),
-    page(f"<main><h1>Search</h1><p>{PROSE}</p></main>", '<meta name="robots" content="noindex">'),
     page("<main><h1>Index</h1><h2>A</h2><ul><li><a href='/a'>alpha</a></li></ul></main>"),
     page("<main><h1>Tagged chat</h1><article><a href='/docs/a'><h2>Asking</h2></a>"
          f"<p>{PROSE}</p></article></main>"),
@@ -701,7 +700,7 @@ def test_a_texinfo_manual_is_read_without_its_navigation_and_with_its_node_ancho
     # a frameset (FontForge's old pages): no body, its frames are pages of their own
     ("<HTML><HEAD><TITLE>Glossary</TITLE></HEAD><FRAMESET COLS='130,*'><FRAME SRC='GlossaryNav.html'>"
      "<FRAME SRC='Glossary.html' NAME='main'></FRAMESET></HTML>"),
-], ids=["not found", "noindex", "index of links", "listing", "redirect", "redirect without url=", "redirect after a comma",
+], ids=["not found", "index of links", "listing", "redirect", "redirect without url=", "redirect after a comma",
         "general index", "frameset"])
 def test_pages_that_are_not_content_are_skipped(html: str) -> None:
     assert read_page(html) is None
@@ -788,6 +787,25 @@ def test_sitemap_gives_urls_and_a_copy_or_a_stub_of_a_page_is_read_once(tmp_path
         ("part/ch1.html", "https://example.org/book/part/ch1"),
     ]
     assert plan.skipped_files == ["index.html", "old/ch2.html"]
+
+
+def test_a_page_that_asks_not_to_be_indexed_is_read_when_the_book_links_to_it(tmp_path: Path) -> None:
+    """ikiwiki marks the pages it brings from its underlay `noindex` (the directives' reference),
+    though the wiki's own pages lead there; mdBook's old-edition stubs, kept for outside links,
+    are marked so and reached by none."""
+    noindex = '<meta name="robots" content="noindex,follow">'
+    site = write_book(tmp_path / "wiki", {
+        "index.html": page(f"<main><h1>Welcome</h1><p>Pages are written in markdown. {PROSE}</p></main>"),
+        "plugins/img.html": page("<main><h1>img</h1><p>This plugin scales images: see the "
+                                 f"<a href='../directive/img.html'>img directive</a>. {PROSE}</p></main>"),
+        "directive/img.html": page(f"<main><h1>img</h1><p>The size parameter scales the image. {PROSE}</p>"
+                                   "<p><a href='map.html'>map</a></p></main>", noindex),
+        "directive/map.html": page(f"<main><h1>map</h1><p>A map of pages, as a tree. {PROSE}</p></main>", noindex),
+        "testing.html": page(f"<main><h1>Testing</h1><p>This is an old link. {PROSE}</p></main>", noindex),
+    })
+    plan = plan_book(site, "wiki")
+    assert sorted(p.source_path for p in plan.pages) == ["directive/img.html", "index.html", "plugins/img.html"]
+    assert sorted(plan.skipped_files) == ["directive/map.html", "testing.html"]
 
 
 # --- Docusaurus --------------------------------------------------------------------------------
