@@ -42,6 +42,7 @@ _CONTENT = (
     ".theme-doc-markdown",  # Docusaurus
     ".md-content",  # MkDocs Material
     "#content main", ".content main",  # mdBook
+    ".maincolumn",  # Scribble (Racket's manuals): its table of contents is a <div> beside it
     "main", "[role=main]", "article",
     ".body", ".document",  # Sphinx themes without a main landmark
 )
@@ -51,7 +52,8 @@ _NOT_TEXT = (
     "textarea, svg, iframe, [role=navigation], [role=search], "
     f"{_BREADCRUMBS}, "
     ".toctree-wrapper, .table-of-contents, .toc, "  # a table of contents inside the page
-    ".navheader, .navfooter, .nav-panel, .docnav, "  # DocBook's, Texinfo's, Publican's previous / up / next links
+    ".navheader, .navfooter, .nav-panel, .docnav, .navsettop, .navsetbottom, "  # DocBook's, Texinfo's, Publican's,
+    # Scribble's previous / up / next links
     ".section-toc, .mini-toc, table.menu, "  # Texinfo's menus
     "table[class^=index-], table[class*=printindex], "  # Texinfo's index (entries linking to sections)
     "[role=tablist], "  # the labels of tabs, not their panels
@@ -68,6 +70,7 @@ _NOT_TEXT = (
 _DOXYGEN_TITLE = ".headertitle > .title"  # Doxygen titles a page with a <div>, its sections with <h1>
 _CODE_LISTING = "fragment"  # the class of Doxygen's code example: a <div class="line"> per line
 _SIGNATURE_BOX = "memproto"  # the class of Doxygen's declaration, laid out as a table
+_CODE_TABLE = "RktBlk"  # the class of Scribble's code example: a <table>, a row (or a table) per line
 # The classes of a <div> that is a section of the book (Texinfo's and DocBook's).
 _SECTIONING = re.compile(r"\b(?:(?:sub)*section|chapter|appendix\w*|unnumbered\w*|part|sect\d|top)\b")
 _ADMONITION_TABLE = ", ".join(
@@ -573,6 +576,9 @@ def _blocks(node: LexborNode) -> Iterator[Block]:
             yield _fence(child)
         elif _has_class(child, _SIGNATURE_BOX):
             yield _code_block(_squash(child.text(separator=" ")))
+        elif child.tag == "table" and _CODE_TABLE in (child.attributes.get("class") or "").split():
+            lines = [row for row in child.css("tr") if not row.css_first("table")]  # an expression's lines nest
+            yield _code_block("\n".join(_code(line).replace("\xa0", " ").rstrip() for line in lines))
         elif child.tag == "table":
             yield from _table(child)
         elif child.tag in ("ul", "ol"):

@@ -789,6 +789,38 @@ def test_sitemap_gives_urls_and_a_copy_or_a_stub_of_a_page_is_read_once(tmp_path
     assert plan.skipped_files == ["index.html", "old/ch2.html"]
 
 
+def test_a_scribble_page_is_its_main_column_and_its_examples_are_code() -> None:
+    """Racket's manuals: the table of contents is a <div> beside the main column, the previous /
+    up / next bar is inside it, and an example is a table of lines, an expression's lines a table
+    in a row of it (as `raco scribble` 8.7 writes them)."""
+    nbsp = "&nbsp;"
+    html = page(
+        "<div class='tocset'><div class='tocview'><table><tr><td>1</td><td><a href='intro.html'>Welcome to "
+        "Racket</a></td></tr><tr><td>2</td><td><a href='to-scheme.html'>Racket Essentials</a></td></tr>"
+        "</table></div></div>"
+        "<div class='maincolumn'><div class='main'><div class='navsettop'><span class='navleft'><form>"
+        "<input class='searchbox'></form> <a href='../index.html'>top</a></span><span class='navright'>"
+        "<a href='keywords.html'>&larr; prev</a> <a href='datatypes.html'>up</a></span></div>"
+        f"<h4>3.8<tt>{nbsp}</tt><a name='(part._pairs)'></a>Pairs and Lists</h4><p>A pair joins two arbitrary "
+        f"values. {PROSE}</p><p><div class='SIntrapara'>Examples:</div><div class='SIntrapara'>"
+        "<blockquote class='SCodeFlow'><table class='RktBlk'>"
+        f"<tr><td><table class='RktBlk'><tr><td>&gt; (map{nbsp}(lambda{nbsp}(i){nbsp}(/{nbsp}1{nbsp}i))</td></tr>"
+        f"<tr><td>{nbsp * 7}'(1{nbsp}2{nbsp}3))</td></tr></table></td></tr>"
+        "<tr><td><p>'(1 1/2 1/3)</p></td></tr>"
+        "<tr><td>&gt; (pair? '())</td></tr><tr><td><p>#f</p></td></tr>"
+        "</table></blockquote></div></p>"
+        "<div class='navsetbottom'><a href='vectors.html'>next &rarr;</a></div></div></div>"
+    )
+    result = read_page(html)
+    assert result is not None
+    assert [(b.kind, b.text) for b in result.blocks] == [
+        ("heading", "3.8 Pairs and Lists"),
+        ("text", f"A pair joins two arbitrary values. {PROSE}"),
+        ("text", "Examples:"),
+        ("fence", "```\n> (map (lambda (i) (/ 1 i))\n       '(1 2 3))\n'(1 1/2 1/3)\n> (pair? '())\n#f\n```"),
+    ]
+
+
 def test_a_page_that_asks_not_to_be_indexed_is_read_when_the_book_links_to_it(tmp_path: Path) -> None:
     """ikiwiki marks the pages it brings from its underlay `noindex` (the directives' reference),
     though the wiki's own pages lead there; mdBook's old-edition stubs, kept for outside links,
