@@ -240,8 +240,12 @@ def reading_order(pages: list[str], following: dict[str, str]) -> list[str]:
 
 
 def _linked(rel: str, href: str) -> str:
-    """The page path a link on page `rel` leads to (its fragment and query dropped)."""
-    parts = urlsplit(href)
+    """The page path a link on page `rel` leads to (its fragment and query dropped); "" for one
+    that is no URL (Vim's help writes `ftp://[user@]host` as a link)."""
+    try:
+        parts = urlsplit(href)
+    except ValueError:
+        return ""
     if not href or parts.scheme or parts.netloc or not parts.path:
         return ""
     target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), parts.path)).lstrip("/")

@@ -834,9 +834,13 @@ def test_a_page_that_asks_not_to_be_indexed_is_read_when_the_book_links_to_it(tm
                                    "<p><a href='map.html'>map</a></p></main>", noindex),
         "directive/map.html": page(f"<main><h1>map</h1><p>A map of pages, as a tree. {PROSE}</p></main>", noindex),
         "testing.html": page(f"<main><h1>Testing</h1><p>This is an old link. {PROSE}</p></main>", noindex),
+        # a link that is no URL leads nowhere (Vim's help links its own notation)
+        "netrw.html": page(f"<main><h1>netrw</h1><p>Read <a href='ftp://[user@]host/path'>ftp://[user@]host/path</a>"
+                           f". {PROSE}</p></main>"),
     })
     plan = plan_book(site, "wiki")
-    assert sorted(p.source_path for p in plan.pages) == ["directive/img.html", "index.html", "plugins/img.html"]
+    assert sorted(p.source_path for p in plan.pages) == ["directive/img.html", "index.html", "netrw.html",
+                                                         "plugins/img.html"]
     assert sorted(plan.skipped_files) == ["directive/map.html", "testing.html"]
 
 
