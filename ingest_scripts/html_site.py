@@ -98,7 +98,8 @@ _NO_LANGUAGE = ("default", "none", "text")
 _SITE_NAME_SEPARATORS = (" | ", " — ", " – ", " · ", " - ")
 # `<meta http-equiv=refresh content="0; url=page.html">`: a delay, then the page to go to.
 _REFRESH_TARGET = re.compile(r"\s*[\d.]*\s*[;,\s]\s*(?:url\s*=\s*)?(?P<target>.*)", re.IGNORECASE)
-MIN_TITLES_SHARING_A_NAME = 3  # fewer titles than this sharing a name do not make it the site's
+# Fewer pages than this sharing a name in their titles, or a block of text, do not make it the site's.
+MIN_PAGES_SHARING = 3
 _NOT_FOUND = re.compile(
     r"(?:404\W*)?(?:(?:page|document|file)\s+)?not\s+found(?:\W*404)?\W*|404", re.IGNORECASE
 )
@@ -166,7 +167,7 @@ def named_site(pages: dict[str, HtmlPage]) -> tuple[dict[str, HtmlPage], str]:
     read), else a bracketed group ending most titles ("Nested Functions (GNU Octave (version
     7.3.0))", as Texinfo writes; one page's brackets may be its own, "Installing (Windows)").
     "" when most pages share none."""
-    most = max(len(pages) / 2, MIN_TITLES_SHARING_A_NAME - 1)
+    most = max(len(pages) / 2, MIN_PAGES_SHARING - 1)
     named = Counter(page.site_name for page in pages.values() if page.site_name)
     name, count = named.most_common(1)[0] if named else ("", 0)
     if count > most:
@@ -176,6 +177,21 @@ def named_site(pages: dict[str, HtmlPage]) -> tuple[dict[str, HtmlPage], str]:
     if count <= most:
         return pages, ""
     return {rel: _without_ending(page, ending) for rel, page in pages.items()}, ending[1:-1].strip()
+
+
+def without_template(pages: dict[str, HtmlPage]) -> dict[str, HtmlPage]:
+    """The pages without the site's template: the blocks of text (not headings) that most pages
+    hold word for word, a banner, a footer, a notice or a navigation bar the site's template
+    repeats on each page, say nothing about any one of them (Bar-Yossef and Rajagopalan, "Template
+    detection via data mining", 2002). Apache's "Apache HTTP Server Version 2.4", Eigen's survey
+    notice, Git's "Last updated …" line."""
+    most = max(len(pages) / 2, MIN_PAGES_SHARING - 1)
+    holding = Counter(text for page in pages.values() for text in {b.text for b in page.blocks if b.kind != "heading"})
+    template = {text for text, count in holding.items() if count > most}
+    if not template:
+        return pages
+    return {rel: replace(page, blocks=placed([b for b in page.blocks if b.kind == "heading" or b.text not in template]))
+            for rel, page in pages.items()}
 
 
 def _bracketed_ending(title: str) -> str:

@@ -35,6 +35,7 @@ from ingest_scripts.html_site import (
     read_tree,
     reading_order,
     sitemap_urls,
+    without_template,
 )
 from ingest_scripts.layouts import (
     SUFFIXES,
@@ -343,7 +344,7 @@ def plan_site(root: Path, book: str, base_url: str, layout: BuiltSite) -> BookPl
             continue
         seen.add(text)
         read[rel] = page
-    read, site_name = named_site(read)
+    read, site_name = named_site(without_template(read))
     served = {rel: layout.url_path(rel, {}) for rel in read}
     sitemap = sitemap_urls(root, served)
     placed = placements(served)

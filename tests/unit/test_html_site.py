@@ -789,6 +789,29 @@ def test_sitemap_gives_urls_and_a_copy_or_a_stub_of_a_page_is_read_once(tmp_path
     assert plan.skipped_files == ["index.html", "old/ch2.html"]
 
 
+def test_the_text_most_pages_of_a_site_hold_word_for_word_is_its_template(tmp_path: Path) -> None:
+    """A banner, a notice or a footer the site's template repeats says nothing about any page."""
+    def chapter(title: str, own: str, shared_with_half: str = "") -> str:
+        return page(f"<main><p>Acme Manual 2.4</p><h1>{title}</h1><p>{own} {PROSE}</p>{shared_with_half}"
+                    f"<h2>Notes</h2><p>{title} has notes of its own. {PROSE}</p><p>Please answer our user survey.</p></main>")
+    half = f"<p>The default port is 8080. {PROSE}</p>"
+    site = write_book(tmp_path / "manual", {
+        "install.html": chapter("Install", "Unpack the archive.", half),
+        "serve.html": chapter("Serve", "Start the server.", half),
+        "tune.html": chapter("Tune", "Raise the worker count."),
+        "faq.html": page(f"<main><h1>FAQ</h1><p>Ask on the list. {PROSE}</p></main>"),
+    })
+    plan = plan_book(site, "acme")
+    text = {p.source_path: "\n".join(c.text for c in plan.chunks if c.source_path == p.source_path) for p in plan.pages}
+    assert not any("Acme Manual 2.4" in t or "survey" in t for t in text.values())  # 3 pages of 4
+    assert "The default port is 8080." in text["install.html"]  # half the pages only
+    assert "## Notes" in text["tune.html"]  # a heading is the page's outline, not a banner
+    # Two pages are too few to tell a template from what two pages happen to share.
+    site = write_book(tmp_path / "pair", {"a.html": chapter("A", "Alpha."), "b.html": chapter("B", "Beta.")})
+    assert all("Acme Manual 2.4" in c.text for c in plan_book(site, "pair").chunks if c.source_path == "a.html"
+               and "Alpha" in c.text)
+
+
 def test_a_scribble_page_is_its_main_column_and_its_examples_are_code() -> None:
     """Racket's manuals: the table of contents is a <div> beside the main column, the previous /
     up / next bar is inside it, and an example is a table of lines, an expression's lines a table
