@@ -808,8 +808,7 @@ def test_the_text_most_pages_of_a_site_hold_word_for_word_is_its_template(tmp_pa
     assert "## Notes" in text["tune.html"]  # a heading is the page's outline, not a banner
     # Two pages are too few to tell a template from what two pages happen to share.
     site = write_book(tmp_path / "pair", {"a.html": chapter("A", "Alpha."), "b.html": chapter("B", "Beta.")})
-    assert all("Acme Manual 2.4" in c.text for c in plan_book(site, "pair").chunks if c.source_path == "a.html"
-               and "Alpha" in c.text)
+    assert "Acme Manual 2.4" in "\n".join(c.text for c in plan_book(site, "pair").chunks if c.source_path == "a.html")
 
 
 def test_a_scribble_page_is_its_main_column_and_its_examples_are_code() -> None:
