@@ -773,8 +773,30 @@ def _part_of(block: Block, start: int, end: int) -> Block:
 
 
 def _pack(section: Section) -> list[list[Block]]:
-    """Splits a section into parts of even size, never inside a fence or a table."""
+    """Splits a section into parts of even size, never inside a fence or a table, nor across a
+    PDF's page break (see _page_runs)."""
     blocks = [part for block in section.blocks for part in _split_block(block)]
+    return [part for run in _page_runs(blocks) for part in _even_parts(run)]
+
+
+def _page_runs(blocks: list[Block]) -> list[list[Block]]:
+    """A PDF section's blocks by the page they are on, so that a passage, and the page its
+    citation opens, is one page: a run smaller than MIN_TOKENS goes on with the next page's
+    (the last one joins the run before it). A site's page is one run."""
+    runs: list[list[Block]] = [[]]
+    size = 0
+    for block in blocks:
+        if runs[-1] and block.page != runs[-1][-1].page and size >= MIN_TOKENS:
+            runs.append([])
+            size = 0
+        runs[-1].append(block)
+        size += estimate_tokens(block.text)
+    if len(runs) > 1 and size < MIN_TOKENS:
+        runs[-2].extend(runs.pop())
+    return runs
+
+
+def _even_parts(blocks: list[Block]) -> list[list[Block]]:
     total = sum(estimate_tokens(b.text) for b in blocks)
     target = total / max(1, math.ceil(total / MAX_TOKENS))
     parts: list[list[Block]] = [[]]

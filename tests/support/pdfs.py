@@ -101,6 +101,36 @@ def handbook(path: Path, outline: bool = True, furniture: bool = True) -> dict[s
     return placed
 
 
+RUNNING_ON = [
+    f"Pump {n} is inspected every {n + 2} weeks by the duty engineer, who checks the seals, the "
+    f"bearings and the intake screen, and writes the readings of gauge {n} in the station logbook."
+    for n in range(1, 31)
+]
+RUNNING_ON_TAIL = "Keep the logbook dry."
+
+
+def running_on(path: Path) -> dict[str, int]:
+    """One titled section whose paragraphs (RUNNING_ON) run over several pages, and a last page
+    holding one short line (RUNNING_ON_TAIL). Returns paragraph → the page it starts on."""
+    pdf = FPDF(format="A4")
+    pdf.set_auto_page_break(True, margin=25)
+    pdf.add_page()
+    pdf.set_font("helvetica", "B", 20)
+    pdf.cell(0, 12, "Station Maintenance")
+    pdf.ln(16)
+    pdf.set_font("helvetica", size=11)
+    placed: dict[str, int] = {}
+    for paragraph in RUNNING_ON:
+        placed[paragraph] = pdf.page_no()
+        pdf.multi_cell(0, 6, paragraph)
+        pdf.ln(3)
+    pdf.add_page()
+    placed[RUNNING_ON_TAIL] = pdf.page_no()
+    pdf.cell(0, 6, RUNNING_ON_TAIL)
+    pdf.output(str(path))
+    return placed
+
+
 def two_columns(path: Path) -> list[str]:
     """One page of two columns; returns the paragraphs in reading order."""
     paragraphs = [

@@ -124,6 +124,20 @@ def test_chapters_become_pages_whose_passages_know_their_pages(handbook) -> None
     assert {c.first_page for c in storm} == {1, 2} or any(len(c.page_starts) > 1 for c in storm)
 
 
+def test_a_passage_ends_at_a_page_break_so_its_citation_opens_the_page_that_holds_it(tmp_path: Path) -> None:
+    placed = pdfs.running_on(tmp_path / "station.pdf")
+    pages = chunk_pdf(read_pdf(tmp_path / "station.pdf", "station.pdf"), "station.pdf", book="acme",
+                      module="Station", url="/books/acme/files/station.pdf")
+    chunks = [c for p in pages for c in p.chunks]
+    own_pages = [{c.page_at(c.overlap_chars)} | {page for start, page in c.page_starts if start > c.overlap_chars}
+                 for c in chunks]
+    last_page = max(placed.values())
+    assert last_page >= 3 and len(chunks) >= last_page
+    # every passage is on one page, but the last: a page of one short line is read with the one before
+    assert all(len(pages) == 1 for pages in own_pages[:-1])
+    assert own_pages[-1] == {last_page - 1, last_page}
+
+
 def test_a_book_in_parts_has_its_chapters_as_pages_in_the_parts_modules(tmp_path: Path) -> None:
     """A part's entries that are chapters ("Part I. Basics" over "Chapter 2. Pumps", where
     "Chapter 1. Welcome" is at the top level) are pages of the part's module; a chapter outside
