@@ -725,7 +725,8 @@ _SPACE = re.compile(r"\s+")
 def _split_long(block: Block) -> list[Block]:
     """A block longer than MAX_BLOCK_TOKENS as blocks of the budget: a code block's lines as code
     blocks of its language, cut at blank lines, else at line ends; a table's rows under its
-    header rows; prose (a sentence that never ends) at line ends, else at spaces."""
+    header rows (when those take at most half the budget); prose (a sentence that never ends)
+    at line ends, else at spaces."""
     if estimate_tokens(block.text) <= MAX_BLOCK_TOKENS:
         return [block]
     lines = block.text.split("\n")
@@ -734,8 +735,9 @@ def _split_long(block: Block) -> list[Block]:
         fenced = len(lines) > 2 and _FENCE_LINE.match(lines[0]) and _FENCE_LINE.match(lines[-1])
         head, foot = (lines[0] + "\n", "\n" + lines[-1]) if fenced else ("", "")
         cuts = (_BLANK_LINE, _LINE_END, _SPACE)
-    elif block.kind == "table":
-        head = "\n".join(lines[:2]) + "\n"
+    elif block.kind == "table" and len(header := "\n".join(lines[:2]) + "\n") <= CHARS_PER_TOKEN * MAX_TOKENS // 2:
+        head = header  # repeated over each part's rows; a longer one (a layout table's, holding
+        # a whole index) would fill every part, and is read once, cut as the rows are
     body_start = len(head)
     body_end = len(block.text) - len(foot)
     limit = CHARS_PER_TOKEN * MAX_TOKENS - len(head) - len(foot)

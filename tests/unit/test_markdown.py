@@ -241,6 +241,21 @@ def test_a_table_past_the_bound_repeats_its_header_rows_in_each_part() -> None:
     assert all(estimate_tokens(c.text) <= MAX_TOKENS * 1.5 for c in chunks)
 
 
+def test_a_table_whose_header_row_is_longer_than_half_the_budget_is_cut_without_repeating_it() -> None:
+    """A layout table whose first row holds a whole index (yodl's cppindex.html: 55 KB): repeated
+    over each part, it made 477 passages of 55 KB each. Read once, every passage is within the
+    budget and every row is kept once."""
+    entries = " ".join(f"entry{i} {i * 7}" for i in range(900))
+    header = f"| {entries} |\n|---|"
+    rows = [f"| entry{i} | {i * 7} |" for i in range(300)]
+    assert len(header) > 2 * MAX_TOKENS and estimate_tokens(header + "".join(rows)) > MAX_BLOCK_TOKENS
+    chunks = chunks_of(f"# T\n\n## Index\n\n{header}\n" + "\n".join(rows) + "\n")
+    assert all(estimate_tokens(c.text) <= MAX_TOKENS * 1.5 for c in chunks)
+    own = " ".join(c.text[c.overlap_chars :].removeprefix("## Index\n\n") for c in chunks)
+    assert own.count("entry899 6293") == 1
+    assert all(row.strip("| ") in own for row in rows)
+
+
 def test_a_sentence_that_never_ends_is_cut_at_spaces_past_the_bound() -> None:
     words = [f"item{i}" for i in range(3000)]
     chunks = chunks_of("# T\n\n## Wall\n\n" + " ".join(words) + "\n")
