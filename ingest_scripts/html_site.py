@@ -167,7 +167,7 @@ def named_site(pages: dict[str, HtmlPage]) -> tuple[dict[str, HtmlPage], str]:
     read), else a bracketed group ending most titles ("Nested Functions (GNU Octave (version
     7.3.0))", as Texinfo writes; one page's brackets may be its own, "Installing (Windows)").
     "" when most pages share none."""
-    most = max(len(pages) / 2, MIN_PAGES_SHARING - 1)
+    most = _most_of(pages)
     named = Counter(page.site_name for page in pages.values() if page.site_name)
     name, count = named.most_common(1)[0] if named else ("", 0)
     if count > most:
@@ -185,13 +185,19 @@ def without_template(pages: dict[str, HtmlPage]) -> dict[str, HtmlPage]:
     repeats on each page, say nothing about any one of them (Bar-Yossef and Rajagopalan, "Template
     detection via data mining", 2002). Apache's "Apache HTTP Server Version 2.4", Eigen's survey
     notice, Git's "Last updated …" line."""
-    most = max(len(pages) / 2, MIN_PAGES_SHARING - 1)
+    most = _most_of(pages)
     holding = Counter(text for page in pages.values() for text in {b.text for b in page.blocks if b.kind != "heading"})
     template = {text for text, count in holding.items() if count > most}
     if not template:
         return pages
     return {rel: replace(page, blocks=placed([b for b in page.blocks if b.kind == "heading" or b.text not in template]))
             for rel, page in pages.items()}
+
+
+def _most_of(pages: dict[str, HtmlPage]) -> float:
+    """How many pages something must be shared by, more than, to be the site's: most of them,
+    and at least MIN_PAGES_SHARING."""
+    return max(len(pages) / 2, MIN_PAGES_SHARING - 1)
 
 
 def _bracketed_ending(title: str) -> str:

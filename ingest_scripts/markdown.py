@@ -735,9 +735,11 @@ def _split_long(block: Block) -> list[Block]:
         fenced = len(lines) > 2 and _FENCE_LINE.match(lines[0]) and _FENCE_LINE.match(lines[-1])
         head, foot = (lines[0] + "\n", "\n" + lines[-1]) if fenced else ("", "")
         cuts = (_BLANK_LINE, _LINE_END, _SPACE)
-    elif block.kind == "table" and len(header := "\n".join(lines[:2]) + "\n") <= CHARS_PER_TOKEN * MAX_TOKENS // 2:
-        head = header  # repeated over each part's rows; a longer one (a layout table's, holding
-        # a whole index) would fill every part, and is read once, cut as the rows are
+    elif block.kind == "table":
+        header = "\n".join(lines[:2]) + "\n"
+        # Repeated over each part's rows, unless it would fill them: a layout table's first row
+        # can hold a whole index (yodl's), which is read once and cut as the rows are.
+        head = header if len(header) <= CHARS_PER_TOKEN * MAX_TOKENS // 2 else ""
     body_start = len(head)
     body_end = len(block.text) - len(foot)
     limit = CHARS_PER_TOKEN * MAX_TOKENS - len(head) - len(foot)

@@ -134,7 +134,7 @@ def test_a_passage_ends_at_a_page_break_so_its_citation_opens_the_page_that_hold
     last_page = max(placed.values())
     assert last_page >= 3 and len(chunks) >= last_page
     # every passage is on one page, but the last: a page of one short line is read with the one before
-    assert all(len(pages) == 1 for pages in own_pages[:-1])
+    assert all(len(on) == 1 for on in own_pages[:-1])
     assert own_pages[-1] == {last_page - 1, last_page}
 
 
