@@ -95,7 +95,7 @@ _FIGURE = re.compile(r"(?:^|\s)(?:figure|informalfigure|mediaobject)(?:\s|$)")  
 _BREAK = "\x00"  # a <br> while whitespace is collapsed
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
 _NO_LANGUAGE = ("default", "none", "text")
-_SITE_NAME_SEPARATORS = (" | ", " — ", " – ", " · ", " - ")
+_SITE_NAME_SEPARATORS = (" | ", " — ", " – ", " -- ", " · ", " - ")  # "--": a dash typed in ASCII
 # `<meta http-equiv=refresh content="0; url=page.html">`: a delay, then the page to go to.
 _REFRESH_TARGET = re.compile(r"\s*[\d.]*\s*[;,\s]\s*(?:url\s*=\s*)?(?P<target>.*)", re.IGNORECASE)
 # Fewer pages than this sharing a name in their titles, or a block of text, do not make it the site's.
@@ -122,7 +122,7 @@ class HtmlPage:
     module: str | None  # from its breadcrumbs, its navigation or its rel=up link; None when they say nothing
     tags: list[str]
     description: str = ""  # its `<meta name=description>`
-    site_name: str = ""  # the site's name, as its `<title>` gives it after the page's
+    title_parts: tuple[str, str, str] = ("", "", "")  # its `<title>` cut at a separator: ("Install", " | ", "My Site")
 
 
 def read_page(html: str, name: str = "") -> HtmlPage | None:
@@ -141,7 +141,7 @@ def read_tree(tree: LexborHTMLParser, name: str = "") -> HtmlPage | None:
         return None
     module = _breadcrumb_module(tree) or _navigation_module(tree, content) or _up_module(tree)
     _strip(content)
-    page_name, site_name = _title_parts(tree)
+    page_name, separator, site_name = _title_parts(tree)
     _remove([h1 for h1 in content.css("h1") if _says_site_name(h1, site_name)])
     title = _title(content, page_name)
     if _NOT_FOUND.fullmatch(title) or _is_listing(content, name):
@@ -157,21 +157,23 @@ def read_tree(tree: LexborHTMLParser, name: str = "") -> HtmlPage | None:
         module=module,
         tags=[_squash(tag.text()) for tag in tree.css("a[rel~=tag]")],
         description=_squash(description.attributes.get("content") or "") if description else "",
-        site_name=site_name,
+        title_parts=(page_name, separator, site_name),
     )
 
 
 def named_site(pages: dict[str, HtmlPage]) -> tuple[dict[str, HtmlPage], str]:
     """The site's name, and the pages with it taken off their titles. It is the name most
     pages' `<title>`s give after a separator ("Install | My Site": taken off as each page is
-    read), else a bracketed group ending most titles ("Nested Functions (GNU Octave (version
-    7.3.0))", as Texinfo writes; one page's brackets may be its own, "Installing (Windows)").
-    "" when most pages share none."""
+    read), or before it ("Dr. Geo User's Manual -- Ray", as Hyperlatex writes: a page titled by
+    that name is titled by the rest), else a bracketed group ending most titles ("Nested
+    Functions (GNU Octave (version 7.3.0))", as Texinfo writes; one page's brackets may be its
+    own, "Installing (Windows)"). "" when most pages share none."""
     most = _most_of(pages)
-    named = Counter(page.site_name for page in pages.values() if page.site_name)
-    name, count = named.most_common(1)[0] if named else ("", 0)
-    if count > most:
-        return pages, name
+    for side in (2, 0):
+        named = Counter(page.title_parts[side] for page in pages.values() if page.title_parts[1])
+        name, count = named.most_common(1)[0] if named else ("", 0)
+        if count > most:
+            return ({rel: _titled_by_rest(page, name) for rel, page in pages.items()} if side == 0 else pages), name
     endings = Counter(ending for page in pages.values() if (ending := _bracketed_ending(page.title)))
     ending, count = endings.most_common(1)[0] if endings else ("", 0)
     if count <= most:
@@ -211,6 +213,16 @@ def _bracketed_ending(title: str) -> str:
         if depth == 0:
             return title[position:] if title[position - 1] == " " else ""
     return ""
+
+
+def _titled_by_rest(page: HtmlPage, site_name: str) -> HtmlPage:
+    """Where the page's `<title>` gave its title, the page titled by what it says after the
+    site's name, or by all of it when it does not open with the name."""
+    lead, separator, rest = page.title_parts
+    if not separator or page.title != lead:
+        return page
+    title = rest if lead == site_name else f"{lead}{separator}{rest}"
+    return replace(page, title=title, blocks=_titled(page.blocks, title))
 
 
 def _without_ending(page: HtmlPage, ending: str) -> HtmlPage:
@@ -472,6 +484,7 @@ def _strip(content: LexborNode) -> None:
     _remove(content.css("header"))
     _remove([aside for aside in content.css("aside") if _mostly_links(aside)])  # not a note
     _remove([nav for nav in content.css("div.header") if _mostly_links(nav)])  # Texinfo's "Next: …, Up: …"
+    _remove([table for table in content.css("table") if _is_navigation_bar(table)])
     # Texinfo's table of contents: the division its "Table of Contents" heading opens.
     _remove([heading.parent for heading in content.css(".contents-heading, .shortcontents-heading")
              if heading.parent is not None])
@@ -500,8 +513,28 @@ def _remove(nodes: list[LexborNode]) -> None:
 
 
 def _mostly_links(node: LexborNode) -> bool:
-    linked = sum(len(_squash(link.text())) for link in node.css("a"))
-    return linked * 2 >= len(_squash(node.text()))
+    """Whether links make half the node's text or more, a linked image's text being its `alt`."""
+    images = sum(len(_squash(image.attributes.get("alt") or "")) for image in node.css("a img"))
+    linked = sum(len(_squash(link.text())) for link in node.css("a")) + images
+    return linked * 2 >= len(_squash(node.text())) + images
+
+
+def _is_navigation_bar(table: LexborNode) -> bool:
+    """A table of one row of three or more inline cells, more than half of those that say
+    anything links to whole pages: the previous / up / next bar that Hyperlatex and other
+    generators lay out as a table, its buttons images named by their `alt`, beside the page's
+    title. (Doxygen lays out a signature as a row whose names link to their entries: not a bar.)"""
+    cells = table.css("td, th")
+    if len(table.css("tr")) != 1 or any(_holds_blocks(part) for cell in cells for part in cell.iter()):
+        return False
+    saying = [cell for cell in cells if _squash(cell.text()) or cell.css_first("a img[alt]:not([alt=''])")]
+    to_pages = [cell for cell in saying if _mostly_links(cell) and all(map(_to_whole_page, cell.css("a")))]
+    return len(saying) >= 3 and 2 * len(to_pages) > len(saying)
+
+
+def _to_whole_page(link: LexborNode) -> bool:
+    href = link.attributes.get("href") or "#"
+    return not href.startswith("#") and not urlsplit(href).fragment
 
 
 def _is_source_listing(content: LexborNode) -> bool:
@@ -560,17 +593,18 @@ def _says_site_name(h1: LexborNode, site_name: str) -> bool:
     return bool(site_name) and _squash(h1.text()).casefold() == site_name.casefold()
 
 
-def _title_parts(tree: LexborHTMLParser) -> tuple[str, str]:
-    """The `<title>` as the page's name and the site's ("Install | My Site", "Install — My Site",
-    "Install - My Site"); the site's is "" when it names none, both when there is no <title>."""
+def _title_parts(tree: LexborHTMLParser) -> tuple[str, str, str]:
+    """The `<title>` as the page's name, the separator and the site's ("Install", " | ", "My
+    Site"; " — ", " - " …); the separator and the site's are "" when it names none, all three
+    when there is no <title>."""
     if (head := tree.css_first("title")) is None:
-        return "", ""
+        return "", "", ""
     title = _squash(head.text())
     for separator in _SITE_NAME_SEPARATORS:
         page, found, site = title.rpartition(separator)
         if found and page.strip():
-            return page.strip(), site.strip()
-    return title, ""
+            return page.strip(), separator, site.strip()
+    return title, "", ""
 
 
 def _title(content: LexborNode, page_name: str) -> str:

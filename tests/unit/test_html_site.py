@@ -766,6 +766,44 @@ def test_the_site_name_most_titles_give_names_the_book_and_leaves_the_titles(tmp
     assert {c.book_name for c in plan.chunks} == {""}
 
 
+def test_a_manual_named_before_each_page_and_its_navigation_bar_of_images(tmp_path: Path) -> None:
+    """Hyperlatex titles a page "Manual -- Page" and lays out its previous / up / next buttons
+    as a one-row table of linked images beside the page's title, above and below the text."""
+    def bar(title: str, *links: tuple[str, str]) -> str:
+        buttons = "".join(f'<td><a href="{href}"><img alt="{alt}" src="next.png"></a></td>' for href, alt in links)
+        return f'<table><tr>{buttons}<td><img alt="" src="blank.png"></td><td><b>{title}</b></td></tr></table>'
+
+    def chapter(title: str, text: str, *links: tuple[str, str]) -> str:
+        return page(f"{bar(title, *links)}<h4>{title}</h4><p>{text} {PROSE}</p>{bar(title, *links)}",
+                    f"<title>Dr. Geo User's Manual -- {title}</title>")
+
+    site = write_book(tmp_path / "manual", {
+        "ray.html": chapter("Ray", "Create a ray defined by two points.", ("segment.html", "Segment"), ("lines.html", "Line Tools")),
+        "segment.html": chapter("Segment", "Create a segment.", ("ray.html", "Ray"), ("lines.html", "Line Tools")),
+        "length.html": chapter("Distance, Length & Number of Anything Measured", "Create a numeric value.",
+                               ("angle.html", "Angle"), ("numbers.html", "Numbers")),
+        # A tool group's page: its title and links to its tools, and nothing of its own.
+        "lines.html": page(f'{bar("Line Tools", ("ray.html", "Ray"))}<h2>Line Tools</h2>'
+                           '<ul><li><a href="ray.html">Ray</a></li><li><a href="segment.html">Segment</a></li></ul>',
+                           "<title>Dr. Geo User's Manual -- Line Tools</title>"),
+        # A title that does not open with the manual's name is the page's whole.
+        "news.html": page(f"<p>{PROSE}</p>", "<title>Dr. Geo 1.5 -- What's New</title>"),
+        # One-row tables of the page's own, no navigation: they stay.
+        "keys.html": page(f'<h4>Keys</h4><p>{PROSE}</p><table><tr><td>Ctrl+Z</td><td>undo the last step</td></tr></table>'
+                          '<table><tr><td><a href="undo.html">Undo</a></td><td>takes back a step</td></tr></table>',
+                          "<title>Dr. Geo User's Manual -- Keys</title>"),
+    })
+    plan = plan_book(site, "b", "https://example.org")
+    assert sorted(p.title for p in plan.pages) == [
+        "Distance, Length & Number of Anything Measured", "Dr. Geo 1.5 -- What's New", "Keys", "Ray", "Segment"]
+    assert {c.book_name for c in plan.chunks} == {"Dr. Geo User's Manual"}
+    assert {c.header for c in plan.chunks if c.source_path == "ray.html"} == {"b › Dr. Geo User's Manual › Ray"}
+    texts = {c.source_path: c.text for c in plan.chunks}
+    assert texts["ray.html"].startswith("# Ray\n\nCreate a ray defined by two points.")
+    assert not any("|" in texts[rel] for rel in ("ray.html", "segment.html", "length.html"))
+    assert "| Ctrl+Z | undo the last step |" in texts["keys.html"] and "| Undo | takes back a step |" in texts["keys.html"]
+
+
 def test_sitemap_gives_urls_and_a_copy_or_a_stub_of_a_page_is_read_once(tmp_path: Path) -> None:
     chapter = page(f"<main><h1>Foreword</h1><p>Why this book exists. {PROSE}</p></main>")
     site = write_book(tmp_path / "book", {
