@@ -31,6 +31,7 @@ from ingest_scripts.markdown import (
     drop_unanswered_questions,
     group_sections,
     humanize,
+    is_address,
     page_kind,
     placed,
 )
@@ -858,7 +859,8 @@ def _only_links(nodes: LexborNode | list[LexborNode]) -> bool:
     nothing (as in markdown.without_pointers)."""
     run = nodes if isinstance(nodes, list) else [nodes]
     elements = [node for node in run if not node.tag.startswith("-")]
-    if not any(node.tag == "a" and "href" in node.attributes or node.css_first("a[href]") for node in elements):
+    links = [link for node in elements for link in ([node] if node.tag == "a" else node.css("a")) if "href" in link.attributes]
+    if not links or any(is_address(_squash(link.text())) for link in links):
         return False
     rest = "".join(_inline(node, skip=_LIST_BREAKS | {"a"}) for node in run)
     return POINTER_SEPARATORS.fullmatch(rest) is not None

@@ -145,6 +145,13 @@ _LIST_ITEM = re.compile(
 _FENCE_LINE = re.compile(r"^[ \t>]*(?:```|~~~)")
 _LABEL_PARAGRAPH = re.compile(r"(\*\*|__)[^*_\n.!?]{1,40}\1:?")  # "**Articles**", not a rule
 POINTER_SEPARATORS = re.compile(r"[\s,;:|·–—-]*")
+# A link whose text is an address (a URL, an e-mail address) states where, as a sentence would:
+# "The bug database is available at https://bugs.launchpad.net/sbcl".
+_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.|mailto:)\S+|[^\s@<>()]+@[^\s@<>()]+\.[a-z]{2,}", re.IGNORECASE)
+
+
+def is_address(text: str) -> bool:
+    return _ADDRESS.fullmatch(text.strip()) is not None
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
 _QUIZ_QUESTION = re.compile(r"^\s*question\s*\d+", re.IGNORECASE)
 _QUIZ_ANSWER = re.compile(r"^\W*(correct\s+|sample\s+|reveal\s+)?answers?\b", re.IGNORECASE | re.MULTILINE)
@@ -299,7 +306,7 @@ def _only_links(text: str, references: frozenset[str]) -> bool:
     links: list[str] = []
 
     def without_link(match: re.Match[str]) -> str:
-        if match["text"] is not None and _is_link(match, references):
+        if match["text"] is not None and _is_link(match, references) and not is_address(match["text"]):
             links.append(match[0])
             return ""
         return match[0]

@@ -398,6 +398,19 @@ def test_list_items_that_are_only_links_are_not_passage_text() -> None:
     assert [b.text for b in result.blocks if b.kind == "text"][-1] == "  - Words of its own\n- `e()`: computes e"
 
 
+def test_a_link_whose_text_is_an_address_states_it() -> None:
+    """Texinfo puts a URL on a line of its own after "…is available at": the address is what
+    the sentence says, not a pointer away from the page; so is an e-mail address."""
+    html = page(f"""<main><h1>Bugs</h1><p>{PROSE}</p><p>The bug database is available at</p>
+        <p>&nbsp; <a href="https://bugs.example.org/sbcl">https://bugs.example.org/sbcl</a></p>
+        <ul><li><a href="mailto:help@example.org">help@example.org</a></li><li><a href="https://example.org/a">Elsewhere</a></li></ul>
+        </main>""")
+    result = read_page(html)
+    assert result is not None
+    assert [b.text for b in result.blocks if b.kind == "text"][-3:] == [
+        "The bug database is available at", "https://bugs.example.org/sbcl", "- help@example.org"]
+
+
 def test_a_definition_list_reads_each_term_with_its_definition() -> None:
     """A manual's options (DocBook's variablelist, a glossary): a term leads the first paragraph
     of its definition, as "**Term**: definition" does in markdown; the rest of the definition

@@ -662,7 +662,8 @@ Never mutate state. <!-- editors: check this --> Copy it <span>first</span>.
 def test_list_items_that_are_only_links_point_elsewhere_and_are_not_passage_text() -> None:
     """A "Further information" list of links names pages of other sites: the page states
     nothing with it, so a quote never repeats it. An item with words of its own, a link with
-    its description under it and a task box stay; a label over links only goes with them."""
+    its description under it, a task box and an address stay; a label over links only goes with
+    them."""
     source = f"""# T
 
 ## Comparing
@@ -681,6 +682,7 @@ def test_list_items_that_are_only_links_point_elsewhere_and_are_not_passage_text
 - [Setup](./setup.md)
   How to install it, step by step.
 - [x] a task that is done
+- [https://bugs.example.org](https://bugs.example.org)
 1. [Numbered](https://example.org/n)
 
 [cargo]: https://doc.rust-lang.org/cargo
@@ -691,6 +693,7 @@ def test_list_items_that_are_only_links_point_elsewhere_and_are_not_passage_text
     assert "- `createSlice`: makes a slice of state" in text
     assert "- Setup\n  How to install it, step by step." in text
     assert "- [x] a task that is done" in text and "**Documentation**" in text
+    assert "- https://bugs.example.org" in text  # an address is stated, not pointed to
 
 
 def test_a_code_example_in_a_quoted_list_keeps_its_link_only_lines() -> None:
