@@ -171,11 +171,13 @@ def named_site(pages: dict[str, HtmlPage]) -> tuple[dict[str, HtmlPage], str]:
     Functions (GNU Octave (version 7.3.0))", as Texinfo writes; one page's brackets may be its
     own, "Installing (Windows)"). "" when most pages share none."""
     most = _most_of(pages)
-    for side in (2, 0):
-        named = Counter(page.title_parts[side] for page in pages.values() if page.title_parts[1])
-        name, count = named.most_common(1)[0] if named else ("", 0)
-        if count > most:
-            return ({rel: _titled_by_rest(page, name) for rel, page in pages.items()} if side == 0 else pages), name
+    parted = [page.title_parts for page in pages.values() if page.title_parts[1]]
+    after, count = Counter(site for _, _, site in parted).most_common(1)[0] if parted else ("", 0)
+    if count > most:
+        return pages, after
+    before, count = Counter(lead for lead, _, _ in parted).most_common(1)[0] if parted else ("", 0)
+    if count > most:
+        return {rel: _titled_by_rest(page, before) for rel, page in pages.items()}, before
     endings = Counter(ending for page in pages.values() if (ending := _bracketed_ending(page.title)))
     ending, count = endings.most_common(1)[0] if endings else ("", 0)
     if count <= most:

@@ -148,10 +148,6 @@ POINTER_SEPARATORS = re.compile(r"[\s,;:|·–—-]*")
 # A link whose text is an address (a URL, an e-mail address) states where, as a sentence would:
 # "The bug database is available at https://bugs.launchpad.net/sbcl".
 _ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://|www\.|mailto:)\S+|[^\s@<>()]+@[^\s@<>()]+\.[a-z]{2,}", re.IGNORECASE)
-
-
-def is_address(text: str) -> bool:
-    return _ADDRESS.fullmatch(text.strip()) is not None
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(*])")
 _QUIZ_QUESTION = re.compile(r"^\s*question\s*\d+", re.IGNORECASE)
 _QUIZ_ANSWER = re.compile(r"^\W*(correct\s+|sample\s+|reveal\s+)?answers?\b", re.IGNORECASE | re.MULTILINE)
@@ -357,6 +353,10 @@ def _myst_directive(info: str) -> str | None:
     """The name of the MyST directive a fence opens ("{note}" → "note"), None for code."""
     found = re.match(r"\{([\w:-]+)\}", info.strip())
     return unprefixed(found.group(1)) if found else None
+
+
+def is_address(text: str) -> bool:
+    return _ADDRESS.fullmatch(text.strip()) is not None
 
 
 def _is_link(match: re.Match[str], references: frozenset[str]) -> bool:
