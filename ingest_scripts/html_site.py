@@ -96,7 +96,6 @@ _FIGURE = re.compile(r"(?:^|\s)(?:figure|informalfigure|mediaobject)(?:\s|$)")  
 _BREAK = "\x00"  # a <br> while whitespace is collapsed
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
 _NO_LANGUAGE = ("default", "none", "text")
-_SECTION_NUMBER = re.compile(r"^(?:\d+|[A-Z](?=\.\d))(?:\.\d+)*\.?\s+")  # "2 ", "15.3.3.2 ", "A.1 ", "18. "
 _SITE_NAME_SEPARATORS = (" | ", " — ", " – ", " -- ", " · ", " - ")  # "--": a dash typed in ASCII
 # `<meta http-equiv=refresh content="0; url=page.html">`: a delay, then the page to go to.
 _REFRESH_TARGET = re.compile(r"\s*[\d.]*\s*[;,\s]\s*(?:url\s*=\s*)?(?P<target>.*)", re.IGNORECASE)
@@ -294,15 +293,11 @@ def _linked(rel: str, href: str) -> str:
 
 def _titled(blocks: list[Block], title: str) -> list[Block]:
     """The blocks with the page's first heading as its title (level 1) when it says what the
-    page's `<title>` says (in any case, after its section number: Texinfo and HeVeA title a
-    page "Getting Started" and head it "2 Getting Started"): DocBook and Texinfo title a page
-    with an `<h2>` (its place in the book's outline), mdBook chapters often open with one, and
-    a section path that repeats the page's title says nothing."""
+    page's `<title>` says (in any case): DocBook and Texinfo title a page with an `<h2>` (its
+    place in the book's outline), mdBook chapters often open with one, and a section path that
+    repeats the page's title says nothing."""
     first = next((i for i, block in enumerate(blocks) if block.kind == "heading"), None)
-    if first is None or blocks[first].level == 1:
-        return blocks
-    heading = blocks[first].text
-    if title.casefold() not in (heading.casefold(), _SECTION_NUMBER.sub("", heading, count=1).casefold()):
+    if first is None or blocks[first].level == 1 or blocks[first].text.casefold() != title.casefold():
         return blocks
     return [*blocks[:first], replace(blocks[first], level=1), *blocks[first + 1 :]]
 

@@ -817,22 +817,6 @@ def test_a_manual_named_before_each_page_and_its_navigation_bar_of_images(tmp_pa
     assert "| Ctrl+Z | undo the last step |" in texts["keys.html"] and "| Undo | takes back a step |" in texts["keys.html"]
 
 
-def test_a_first_heading_that_numbers_the_title_is_the_title(tmp_path: Path) -> None:
-    """Texinfo and HeVeA title a page "Getting Started" and head it "2 Getting Started": the
-    section path does not say it twice. A heading that only starts like the title is a section."""
-    site = write_book(tmp_path / "manual", {
-        "start.html": page(f"<h2>2 Getting Started</h2><p>{PROSE}</p><h3>2.1 Invoking</h3><p>Run it. {PROSE}</p>",
-                           "<title>Getting Started</title>"),
-        "tour.html": page(f"<h2>A Tour of the Shell</h2><p>{PROSE}</p><h3>3.1 Prompts</h3><p>Type. {PROSE}</p>",
-                          "<title>Tour of the Shell</title>"),
-    })
-    plan = plan_book(site, "b", "https://example.org")
-    headers = {c.header for c in plan.chunks}
-    assert "b › Getting Started › 2.1 Invoking" in headers
-    assert not any("› 2 Getting Started" in header for header in headers)
-    assert "b › Tour of the Shell › A Tour of the Shell › 3.1 Prompts" in headers
-
-
 def test_sitemap_gives_urls_and_a_copy_or_a_stub_of_a_page_is_read_once(tmp_path: Path) -> None:
     chapter = page(f"<main><h1>Foreword</h1><p>Why this book exists. {PROSE}</p></main>")
     site = write_book(tmp_path / "book", {
