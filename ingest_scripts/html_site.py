@@ -531,12 +531,13 @@ def _is_navigation_bar(table: LexborNode) -> bool:
     if len(table.css("tr")) != 1 or any(_holds_blocks(part) for cell in cells for part in cell.iter()):
         return False
     saying = [cell for cell in cells if _squash(cell.text()) or cell.css_first("a img[alt]:not([alt=''])")]
-    to_pages = [cell for cell in saying if _mostly_links(cell) and all(map(_to_whole_page, cell.css("a")))]
+    to_pages = [cell for cell in saying
+                if _mostly_links(cell) and all(_to_whole_page(link.attributes.get("href") or "#") for link in cell.css("a"))]
     return len(saying) >= 3 and 2 * len(to_pages) > len(saying)
 
 
-def _to_whole_page(link: LexborNode) -> bool:
-    href = link.attributes.get("href") or "#"
+def _to_whole_page(href: str) -> bool:
+    """Whether the link leads to a page as a whole, not to a place on one."""
     return not href.startswith("#") and not urlsplit(href).fragment
 
 
@@ -561,11 +562,7 @@ def _is_listing(content: LexborNode, name: str) -> bool:
 def _links_away(heading: LexborNode, name: str) -> bool:
     links = [_ancestor(heading, "a")] + heading.css("a")
     hrefs = [(link.attributes.get("href") or "#") for link in links if link is not None]
-    return any(
-        not href.startswith("#") and not urlsplit(href).fragment
-        and (not name or posixpath.basename(urlsplit(href).path) != name)
-        for href in hrefs
-    )
+    return any(_to_whole_page(href) and (not name or posixpath.basename(urlsplit(href).path) != name) for href in hrefs)
 
 
 def _prose_words(content: LexborNode) -> int:
