@@ -40,6 +40,7 @@ POINT_FORMAT = "chunk+terms+first-page+parts/3"
 # Points read per call: embedded Qdrant sorts every id of the collection on each call, so small
 # pages make reading a big book quadratic; a server's responses stay a few MB.
 SCROLL_PAGE = 4096
+BUILD_TAG_DIGITS = 6  # a build is named "<alias>-<time to the second>-<this many hex digits>"
 BOOK_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
 
@@ -249,7 +250,7 @@ class BookIndex:
         is a chunk, its page, its dense vector, its lexical terms (stored, so that loading the
         book need not analyse every passage again) and its windows' vectors, if it was read in
         several."""
-        name = f"{self.alias}-{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:6]}"
+        name = f"{self.alias}-{time.strftime('%Y%m%d%H%M%S')}-{uuid.uuid4().hex[:BUILD_TAG_DIGITS]}"
         self.client.create_collection(
             name,
             vectors_config={DENSE: models.VectorParams(size=dimension, distance=models.Distance.COSINE)},
@@ -298,8 +299,13 @@ class BookIndex:
         """Drops this book's collections that the alias does not point at (old or unfinished)."""
         current = self.current_collection()
         for collection in self.client.get_collections().collections:
-            if collection.name.startswith(f"{self.alias}-") and collection.name != current:
+            if self._is_build(collection.name) and collection.name != current:
                 self.client.delete_collection(collection.name)
+
+    def _is_build(self, name: str) -> bool:
+        """Whether the collection is one of this book's builds (as `publish` names them). Its
+        alias alone is no test: book `gap`'s builds and book `gap-tutorial`'s both start "lectern-gap-"."""
+        return re.fullmatch(rf"{re.escape(self.alias)}-\d{{14}}-[0-9a-f]{{{BUILD_TAG_DIGITS}}}", name) is not None
 
     # --- read side --------------------------------------------------------------------------
 

@@ -294,6 +294,22 @@ def test_leftovers_of_an_interrupted_publish_are_removed(
     assert collection_names(index.client) == sorted([second.collection or "", "someone-else"])
 
 
+def test_ingesting_a_book_keeps_the_index_of_a_book_whose_id_extends_its_id(
+    book: Path, index: BookIndex, embedder: LocalEmbedder
+) -> None:
+    """Book `tiny`'s builds and book `tiny-pdf`'s both start "lectern-tiny-": each ingest
+    removes its own old builds only."""
+    longer = BookIndex(index.client, "tiny-pdf")
+    kept = run(book, longer, embedder).collection
+    run(book, index, embedder)
+    (book / "01-a/01-one.md").write_text(page("One", sections=3))
+    run(book, index, embedder)  # replaces tiny's build: the stale-build sweep runs
+    assert longer.current_collection() == kept
+    assert len(longer.chunks_with_vectors()[0]) == 6
+    index.drop()
+    assert longer.current_collection() == kept and index.current_collection() is None
+
+
 # --- a killed `lectern ingest` ----------------------------------------------------------------
 
 
