@@ -74,9 +74,6 @@ BOLDER_RATIO = 1.4
 FURNITURE_SHARE = 0.3
 EDGE_LINES = 2  # lines at the top and at the bottom of a page that may be furniture
 PARAGRAPH_GAP = 1.45  # a gap between lines larger than this many typical line steps: new block
-# Two glyphs on one baseline this far apart (a share of the font size) are two words: pdfminer's
-# default `word_margin`. Typesetters that place each word and write no space (groff) rely on it.
-WORD_GAP = 0.1
 
 
 @dataclass(frozen=True)
@@ -317,7 +314,7 @@ def _line(textpage: pdfium.PdfTextPage, number: int, text: str, start: int, end:
     last = shown[-1] if shown else first
     return Line(
         page=number,
-        text="".join(ch for ch in _spaced(textpage, text, start, end) if ch.isprintable() or ch in _HYPHENS).strip(),
+        text="".join(ch for ch in text[start:end] if ch.isprintable() or ch in _HYPHENS).strip(),
         size=round(statistics.median(sizes), 1) if sizes else 0.0,
         weights=dict(Counter(weights)),
         first_weight=weights[0] if weights else 0,
@@ -325,41 +322,6 @@ def _line(textpage: pdfium.PdfTextPage, number: int, text: str, start: int, end:
         top=_baseline(textpage, first),
         last_top=_baseline(textpage, last),
     )
-
-
-def _spaced(textpage: pdfium.PdfTextPage, text: str, start: int, end: int) -> str:
-    """The line's text with its word spaces where its glyphs are: PDFium writes a space where the
-    document has one or where its own guess puts one, and misses words that a typesetter placed
-    apart without a space (`anypart` for "any part"), or puts one inside a kerned pair
-    (`neg ative`). Each glyph's advance box says where it is; between two glyphs on one baseline,
-    a gap wider than WORD_GAP of the font size before a letter or digit is a word space, and
-    glyphs that overlap hold none. Punctuation set apart from its word (a period after a word in
-    another font, an operator in a formula) is left as PDFium reads it."""
-    parts: list[str] = []
-    before: tuple[float, float, float, float] | None = None  # left, right, baseline, size
-    spaces = ""
-    for index in range(start, end):
-        character = text[index]
-        if character.isspace():
-            spaces += character
-            continue
-        box = pdfium_c.FS_RECTF()
-        pdfium_c.FPDFText_GetLooseCharBox(textpage, index, ctypes.byref(box))
-        # The font size, or the box's height where a scaled text matrix sets the size (PDFium
-        # then reports 1).
-        size = max(pdfium_c.FPDFText_GetFontSize(textpage, index), box.top - box.bottom)
-        if before is not None:
-            left, right, baseline, before_size = before
-            if abs(box.bottom - baseline) < 0.25 * max(size, before_size) and box.left > left:
-                gap = box.left - right
-                if not spaces and character.isalnum() and gap > WORD_GAP * max(size, before_size):
-                    spaces = " "
-                elif spaces and gap < 0:
-                    spaces = ""
-        parts.append(spaces + character)
-        spaces = ""
-        before = (box.left, box.right, box.bottom, size)
-    return "".join(parts) + spaces
 
 
 def _baseline(textpage: pdfium.PdfTextPage, index: int) -> float:

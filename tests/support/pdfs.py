@@ -321,26 +321,6 @@ def decompression_bomb(path: Path, inflated_mib: int) -> None:
     ])
 
 
-def spaced_by_position(path: Path) -> None:
-    """One paragraph whose word spaces are where the glyphs are, not in the text, as Ghostscript
-    writes groff's output: "any" and "part" are one string whose character spacing (Tc) sets the
-    gap after the "y", and "neg ative" has a space glyph that the next glyph is moved back over
-    (a kerned pair). PDFium reads "anypart" and "neg ative". Widths are Times-Roman's, which every
-    PDF reader knows: "an" is 9.44 pt at 10 pt, "y" and "p" 5 pt each."""
-    content = (
-        b"BT /F1 10 Tf 72 700 Td (an) Tj 9.44 0 Td 2.5 Tc (yp) Tj 0 Tc 12.5 0 Td (art of the string matches.) Tj ET\n"
-        b"BT /F1 10 Tf 72 688 Td [(Negative indices, or neg) ( ) 300 (ative ones, count back.)] TJ ET"
-    )
-    _raw_pdf(path, [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
-         b" /Resources << /Font << /F1 5 0 R >> >> >>"),
-        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>",
-    ])
-
-
 def outline_bomb(path: Path, entries: int) -> None:
     """A one-page PDF with `entries` bookmarks, all pointing at its page."""
     content = b"BT /F1 12 Tf 72 720 Td (Chapter one) Tj ET"

@@ -51,12 +51,6 @@ def test_a_word_broken_at_a_line_end_is_joined_as_the_document_spells_it(handboo
     assert "docu-" not in text and "lossadjuster" not in text
 
 
-def test_words_are_spaced_where_their_glyphs_are_not_where_the_text_layer_says(tmp_path: Path) -> None:
-    pdfs.spaced_by_position(tmp_path / "groff.pdf")
-    blocks = [b.text for b in read_pdf(tmp_path / "groff.pdf", "groff.pdf").blocks]
-    assert blocks == ["any part of the string matches. Negative indices, or negative ones, count back."]
-
-
 def test_a_sentence_cut_by_a_page_break_is_whole_on_the_page_that_holds_most_of_it(tmp_path: Path) -> None:
     pdfs.across_pages(tmp_path / "across.pdf")
     blocks = [(b.page, b.text) for b in read_pdf(tmp_path / "across.pdf", "across.pdf").blocks]
