@@ -403,22 +403,15 @@ def _body_size(lines: list[Line]) -> float:
 
 
 def _mark_bold(lines: list[Line]) -> None:
-    """A line is bold when most of it is set at the weight it starts in, and it starts in a font
-    named or flagged bold, or heavy, or clearly heavier than the body's (the weight most of the
-    document's characters are set at). Heavy is semi-bold or more only where the body is set
-    lighter: PDFium weighs some regular fonts as heavy (Ghostscript's Times in groff's output,
-    695), and in them every line would be bold."""
+    """A line is bold when it starts in a font named or flagged bold, heavy, or clearly heavier
+    than the body's (the weight most of the document's characters are set at)."""
     weights: Counter[int] = Counter()
     for line in lines:
         weights.update(line.weights)
     body = weights.most_common(1)[0][0] if weights else 0
     for line in lines:
-        mostly_as_it_starts = 2 * line.weights.get(line.first_weight, 0) > sum(line.weights.values())
-        line.bold = mostly_as_it_starts and (
-            line.bold_first
-            or body < BOLD_WEIGHT <= line.first_weight
-            or (body > 0 and line.first_weight >= body * BOLDER_RATIO)
-        )
+        line.bold = line.bold_first or line.first_weight >= BOLD_WEIGHT or (
+            body > 0 and line.first_weight >= body * BOLDER_RATIO)
 
 
 def _normal(text: str) -> str:

@@ -321,39 +321,6 @@ def decompression_bomb(path: Path, inflated_mib: int) -> None:
     ])
 
 
-def weighed_as_groff(path: Path) -> None:
-    """A man page as groff and Ghostscript typeset it: no outline, section titles bold at the
-    body's size, alone on their lines, and fonts whose descriptors weigh the regular face 695 and
-    the bold 728 (as Ghostscript's embedded Nimbus Roman does), both heavier than semi-bold. A
-    body line that is not a sentence's end starts with a bold word, as a man page sets a
-    variable's name."""
-    def font(name: bytes, weight: int) -> bytes:
-        return (b"<< /Type /Font /Subtype /Type1 /BaseFont /%s /FirstChar 32 /LastChar 126 /Widths [%s]"
-                b" /FontDescriptor << /Type /FontDescriptor /FontName /%s /Flags 34 /FontBBox [0 -200 1000 900]"
-                b" /ItalicAngle 0 /Ascent 700 /Descent -200 /CapHeight 700 /StemV 80 /FontWeight %d >> >>"
-                % (name, b" ".join([b"500"] * 95), name, weight))
-    lines = [
-        (b"B", b"INVOCATION"),
-        (b"R", b"A login shell reads its startup files before the first prompt."),
-        (b"B", b"BASH_ENV"), (b"R", b" names a file that a shell reads"),
-        (b"R", b"when it starts to run a script."),
-        (b"B", b"EXIT STATUS"),
-        (b"R", b"The exit status of a command is the status of its last command."),
-    ]
-    shown = b" ".join(b"/%s 10 Tf (%s) Tj%s" % (face, text, b"" if text == b"BASH_ENV" else b" T*")
-                      for face, text in lines)
-    content = b"BT 72 700 Td 12 TL " + shown + b" ET"
-    _raw_pdf(path, [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
-         b" /Resources << /Font << /R 5 0 R /B 6 0 R >> >> >>"),
-        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-        font(b"NimbusRoman-Regular", 695),
-        font(b"NimbusRoman-Bold", 728),
-    ])
-
-
 def outline_bomb(path: Path, entries: int) -> None:
     """A one-page PDF with `entries` bookmarks, all pointing at its page."""
     content = b"BT /F1 12 Tf 72 720 Td (Chapter one) Tj ET"

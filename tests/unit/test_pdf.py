@@ -87,18 +87,6 @@ def test_without_an_outline_titles_in_a_heavier_face_are_headings_however_they_e
     assert all(any(text in p for p in paragraphs) for _, _, text in pdfs.TEX_SECTIONS)
 
 
-def test_without_an_outline_bold_titles_are_headings_where_the_body_font_weighs_heavy(tmp_path: Path) -> None:
-    pdfs.weighed_as_groff(tmp_path / "man.pdf")
-    blocks = [(b.kind, b.text) for b in read_pdf(tmp_path / "man.pdf", "man.pdf").blocks]
-    assert blocks == [
-        ("heading", "INVOCATION"),
-        ("text", "A login shell reads its startup files before the first prompt. "
-                 "BASH_ENV names a file that a shell reads when it starts to run a script."),
-        ("heading", "EXIT STATUS"),
-        ("text", "The exit status of a command is the status of its last command."),
-    ]
-
-
 def test_an_outline_entry_whose_title_the_page_does_not_print_still_heads_its_section(tmp_path: Path) -> None:
     pdf = FPDF(format="A4")
     for title in ("Intake", "Outflow"):
