@@ -16,7 +16,9 @@ from itertools import groupby
 
 from backend.retrieval import lexical
 
-_FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1\s*$", re.MULTILINE | re.DOTALL)  # in list items too
+# A fenced block as CommonMark closes it: by a fence of its own character at least as long as the
+# one that opened it (a block showing a ``` fence is opened by ````); in list items too.
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,}).*?^[ \t]*\1[`~]*[ \t]*$", re.MULTILINE | re.DOTALL)
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _HEADING = re.compile(r"^#{1,6}\s+")
@@ -533,11 +535,13 @@ def _prose(markdown: str) -> list[str]:
                     pairs = [f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=False)]  # ragged rows
                     pieces.append("; ".join(p for p in pairs if p.strip(": ")))
             continue
-        for number, line in enumerate(lines):
+        started = False  # a block's lines go on its own first piece, never on the block before
+        for line in lines:
             if _HEADING.match(line) or _CHOICE.match(_BULLET.sub("", line)):
                 continue
-            if number == 0 or _BULLET.match(line) or line.lstrip().startswith(">"):
+            if not started or _BULLET.match(line) or line.lstrip().startswith(">"):
                 pieces.append(_BULLET.sub("", line))
+                started = True
             else:
                 pieces[-1] = f"{pieces[-1]} {line.strip()}"
     # Prose as the page shows it: "&lt;0.7" is rendered "<0.7" (code keeps its characters).

@@ -209,6 +209,23 @@ def test_a_paragraph_after_a_list_is_a_sentence_of_its_own() -> None:
     ]
 
 
+def test_a_paragraph_under_a_heading_is_a_sentence_of_its_own() -> None:
+    text = "The first section ends here.\n\n## Second\nIts first line\ngoes on here."
+    assert [s.text for s in split_sentences("h", text)] == ["The first section ends here.", "Its first line goes on here."]
+    assert [s.text for s in split_sentences("h", "## Alone\nA line under it.")] == ["A line under it."]
+
+
+def test_a_fence_that_shows_a_fence_is_closed_by_its_own_length() -> None:
+    text = ("A block that shows a fence is opened by four backticks.\n\n````markdown\n# A code block\n```\n"
+            "x = 1\n```\n````\n\nThe inner fence is then shown as written.")
+    sentences = split_sentences("f", text)
+    assert [(s.text, s.code) for s in sentences] == [
+        ("A block that shows a fence is opened by four backticks.", False),
+        ("x = 1", True),
+        ("The inner fence is then shown as written.", False),
+    ]
+
+
 def test_a_window_does_not_end_on_a_lead_in() -> None:
     text = "Units are fixed in URDF. Coordinate frame conventions:\n\n- X: forward"
     windows = rank_windows(lexical.terms("units fixed"), split_sentences("u", text), lambda _: 1.0, 5)
