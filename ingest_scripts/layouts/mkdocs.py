@@ -1,10 +1,12 @@
-"""MkDocs projects: `mkdocs.yml`, its `nav`, Python-Markdown's anchors."""
+"""MkDocs projects: `mkdocs.yml` (or Zensical's `zensical.toml`), its `nav`, Python-Markdown's
+anchors."""
 
 import re
+import tomllib
 import unicodedata
 from pathlib import Path, PurePosixPath
 
-from ingest_scripts.layouts.base import Layout, listed_first, read_yaml
+from ingest_scripts.layouts.base import Layout, LayoutError, listed_first, read_yaml
 from ingest_scripts.permalinks import HeadingSlugger
 
 
@@ -29,6 +31,26 @@ _CODE_OR_ATTRIBUTES = re.compile(
 )
 
 
+def _configured(folder: Path) -> bool:
+    return (folder / "mkdocs.yml").is_file() or (folder / "zensical.toml").is_file()
+
+
+def _config(project: Path) -> dict:
+    """MkDocs' settings: `mkdocs.yml`, else the `[project]` table of `zensical.toml` (Zensical,
+    MkDocs' successor by Material for MkDocs' authors, keeps MkDocs' settings and `nav` there, and
+    renders pages with Python-Markdown as MkDocs does)."""
+    if (project / "mkdocs.yml").is_file():
+        return read_yaml(project / "mkdocs.yml")
+    path = project / "zensical.toml"
+    if not path.is_file():
+        return {}
+    try:
+        settings = tomllib.loads(path.read_text(encoding="utf-8")).get("project")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise LayoutError(f"{path}: cannot read ({exc})") from exc
+    return settings if isinstance(settings, dict) else {}
+
+
 def _indent(line: str) -> int:
     return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
 
@@ -38,8 +60,8 @@ class MkDocs(Layout):
 
     def __init__(self, root: Path):
         super().__init__(root)
-        project = root if (root / "mkdocs.yml").is_file() else root.parent  # or its docs folder
-        config = read_yaml(project / "mkdocs.yml") if (project / "mkdocs.yml").is_file() else {}
+        project = root if _configured(root) else root.parent  # or its docs folder
+        config = _config(project)
         docs = project / str(config.get("docs_dir") or "docs")
         self.docs = docs if docs.is_dir() and docs.is_relative_to(root) else root
         self.directory_urls = config.get("use_directory_urls", True) is not False
@@ -49,7 +71,7 @@ class MkDocs(Layout):
 
     @staticmethod
     def found(root: Path) -> bool:
-        return (root / "mkdocs.yml").is_file() or (root.parent / "mkdocs.yml").is_file()
+        return _configured(root) or _configured(root.parent)
 
     def _read_nav(self, entries: object, module: str) -> None:
         for entry in entries if isinstance(entries, list) else []:

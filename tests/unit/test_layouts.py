@@ -637,6 +637,40 @@ def test_material_for_mkdocs_markup_is_read_as_its_page_shows_it(tmp_path: Path)
     assert {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url} >= {"setup", "use"}
 
 
+ZENSICAL_TOML = """[project]
+site_name = "Widgets"
+docs_dir = "pages"
+use_directory_urls = false
+nav = [
+  { "Home" = "index.md" },
+  { "User Guide" = [
+    { "Writing Your Docs" = "user-guide/writing.md" },
+    "user-guide/configuration.md",
+  ] },
+  { "About" = "about.md" },
+]
+"""
+
+
+def test_a_zensical_project_is_read_by_its_settings_as_mkdocs_reads_its_own(tmp_path: Path) -> None:
+    """Zensical keeps MkDocs' settings under `[project]` in `zensical.toml` (its build is not on
+    this machine's package index, so the pages are checked, not a build)."""
+    pages = {f"pages/{name.removeprefix('docs/')}": text for name, text in MKDOCS.items() if name.startswith("docs/")}
+    root = write_book(tmp_path / "project", {"zensical.toml": ZENSICAL_TOML, **pages, "README.md": MKDOCS["README.md"]})
+    for folder in (root, root / "pages"):
+        plan = plan_book(folder, "widgets")
+        assert plan.layout == "mkdocs"
+        assert [(p.title, p.module, p.url) for p in plan.pages] == [
+            ("Widgets", "", "/index.html"),
+            ("Writing your docs", "User Guide", "/user-guide/writing.html"),
+            ("Configuration", "User Guide", "/user-guide/configuration.html"),
+            ("About", "", "/about.html"),
+        ]
+    (root / "zensical.toml").write_text("[project\nnav = [", encoding="utf-8")
+    with pytest.raises(LayoutError, match="zensical.toml: cannot read"):
+        plan_book(root, "widgets")
+
+
 def test_a_docs_folder_given_directly_finds_mkdocs_yml_beside_it(tmp_path: Path) -> None:
     root = write_book(tmp_path / "project", MKDOCS)
     plan = plan_book(root / "docs", "widgets")
