@@ -26,12 +26,9 @@ _OPENER = re.compile(
 )
 _CODE_OR_ATTRIBUTES = re.compile(
     r"(?P<code>```.*?```|~~~.*?~~~|`[^`\n]*`)|\{:?[ \t]*#(?P<id>[\w-]+)[^}\n]*\}|[ \t]*\{:?[ \t]*(?=\.|[\w-]+=)[^}\n]*\}"
-    r"|[ \t]?:(?:material|fontawesome|octicons|simple)-[\w-]+:|^[ \t]*(?:\[TOC\]|;?-{2,}8<-{2,}[^\n]*)[ \t]*$"
-    r"|(?<!!)\[(?P<text>(?:[^\[\]\n]|\[[^\[\]\n]*\])+)\]\[(?P<label>[^\[\]\n]*)\]",
+    r"|[ \t]?:(?:material|fontawesome|octicons|simple)-[\w-]+:|^[ \t]*(?:\[TOC\]|;?-{2,}8<-{2,}[^\n]*)[ \t]*$",
     re.DOTALL | re.MULTILINE,
 )
-# A reference link's definition (`[label]: url`), whose label CommonMark matches case-insensitively.
-_DEFINITION = re.compile(r"^[ ]{0,3}\[([^\]\n]+)\]:", re.MULTILINE)
 
 
 def _configured(folder: Path) -> bool:
@@ -52,10 +49,6 @@ def _config(project: Path) -> dict:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise LayoutError(f"{path}: cannot read ({exc})") from exc
     return settings if isinstance(settings, dict) else {}
-
-
-def _label(label: str) -> str:
-    return " ".join(label.split()).casefold()
 
 
 def _indent(line: str) -> int:
@@ -108,10 +101,7 @@ class MkDocs(Layout):
     def readable(self, source: str) -> str:
         """Content tabs and admonitions as their bodies (the opener left out, the body no longer
         indented, so that its prose and code read as such); attribute lists, icons, [TOC] and
-        snippet includes left out, outside code. A reference link whose label the page does not
-        define (`[convert][markdown.Markdown.convert]`, `[PEP 517][]`) is its text: mkdocs-autorefs,
-        which mkdocstrings brings, links such labels across the site (or a snippet defines them),
-        where markdown-it would leave them as written."""
+        snippet includes left out, outside code."""
         while opener := _OPENER.search(source):
             indent = len(opener["indent"].expandtabs(4)) + 4
             lines = source[opener.end():].split("\n")
@@ -122,14 +112,9 @@ class MkDocs(Layout):
                 taken -= 1  # the blank lines after the body are the page's
             body = [line.expandtabs(4)[4:] if line.strip() else "" for line in lines[:taken]]
             source = source[: opener.start()] + "\n".join(body + lines[taken:])
-        defined = {_label(label) for label in _DEFINITION.findall(source)}
-
-        def shown(match: re.Match[str]) -> str:
-            if match["text"] is not None:
-                return match[0] if _label(match["label"] or match["text"]) in defined else match["text"]
-            return match["code"] or (f"{{#{match['id']}}}" if match["id"] else "")
-
-        return _CODE_OR_ATTRIBUTES.sub(shown, source)
+        return _CODE_OR_ATTRIBUTES.sub(
+            lambda match: match["code"] or (f"{{#{match['id']}}}" if match["id"] else ""), source
+        )
 
     def slugger(self) -> HeadingSlugger:
         return HeadingSlugger(_mkdocs_slug, duplicate="{slug}_{n}")

@@ -637,17 +637,6 @@ def test_material_for_mkdocs_markup_is_read_as_its_page_shows_it(tmp_path: Path)
     assert {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url} >= {"setup", "use"}
 
 
-def test_a_cross_reference_mkdocs_autorefs_resolves_reads_as_its_text(tmp_path: Path) -> None:
-    page = (
-        "# API\n\nCall [`convert`][markdown.Markdown.convert] as [PEP 517][] says, and read [the guide][guide].\n\n"
-        '```python\nconfig["core"]["Markdown"] = 1\n```\n\n[guide]: https://example.org/guide\n'
-    )
-    root = write_book(tmp_path / "project", {"mkdocs.yml": "site_name: Widgets\n", "docs/index.md": page})
-    text = "\n".join(c.text for c in plan_book(root, "widgets").chunks)
-    assert "Call `convert` as PEP 517 says, and read the guide." in text
-    assert 'config["core"]["Markdown"] = 1' in text  # code as written
-
-
 ZENSICAL_TOML = """[project]
 site_name = "Widgets"
 docs_dir = "pages"
