@@ -54,6 +54,7 @@ _PAGE_NUMBER = re.compile(
     r"\W*(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|/)\s*\d+)?\W*", re.IGNORECASE
 )
 _SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?\s+[^\W\d]")  # "12.1. Elements", "3 Usage"
+_NUMBER_BEFORE_TITLE = re.compile(r"\d+(?:\.\d+)*\.?\s+(?=[^\W\d])")  # "5.11.6 " of "5.11.6 NMUs vs QA uploads"
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$")  # "Sensors ........ 12" in a table of contents
 _BULLET = re.compile(r"[•◦▪▫‣⁃●○■□–-]\s|\d{1,3}[.)]\s|[a-z][.)]\s")
 _FINISHED = re.compile(r"[.!?:;][\"')\]]*\s*$")  # a paragraph that ends its last sentence
@@ -419,11 +420,13 @@ def _normal(text: str) -> str:
 
 
 def _mark_outline_headings(lines: list[Line], outline: list[_OutlineItem]) -> list[Line]:
-    """Each outline entry marks the lines on its page that spell its title (nearest to where it
-    points); an entry whose title is not on the page gets a heading line of its own there. The
-    lines with those added; the cost grows with entries times the lines of their pages."""
+    """Each outline entry marks the lines on its page that spell its title, after a section number
+    the outline may leave out (nearest to where it points); an entry whose title is not on the
+    page gets a heading line of its own there. The lines with those added; the cost grows with
+    entries times the lines of their pages."""
     by_page = _by_page(lines)
     spelled = [_normal(line.text) for line in lines]
+    unnumbered = [_normal(_NUMBER_BEFORE_TITLE.sub("", line.text, count=1)) for line in lines]
     pages = [line.page for line in lines]  # in page order
     added: dict[int, list[Line]] = defaultdict(list)  # line index → heading lines to go before it
     for item in outline:
@@ -431,15 +434,18 @@ def _mark_outline_headings(lines: list[Line], outline: list[_OutlineItem]) -> li
         on_page = [i for i in by_page.get(item.page, []) if not lines[i].heading]
         candidates: list[tuple[float, int, int]] = []
         for position, first in enumerate(on_page):
-            joined = ""
-            for last in on_page[position : position + 4]:  # a title may wrap over a few lines
-                joined += spelled[last]
-                if joined == wanted:
-                    distance = abs(lines[first].top - item.top) if item.top is not None else 0.0
-                    candidates.append((distance, first, last))
-                    break
-                if not wanted.startswith(joined):
-                    break
+            # the title as printed, or after the section number the outline leaves out
+            for opening in dict.fromkeys((spelled[first], unnumbered[first])):
+                joined = opening
+                for last in on_page[position : position + 4]:  # a title may wrap over a few lines
+                    if last != first:
+                        joined += spelled[last]
+                    if joined == wanted:
+                        distance = abs(lines[first].top - item.top) if item.top is not None else 0.0
+                        candidates.append((distance, first, last))
+                        break
+                    if not wanted.startswith(joined):
+                        break
         if candidates:
             _, first, last = min(candidates)
             for i in range(first, last + 1):

@@ -69,23 +69,25 @@ class _Handbook(FPDF):
             self.cell(0, 10, f"Page {self.page_no()} of {{nb}}", align="C")
 
 
-def handbook(path: Path, outline: bool = True, furniture: bool = True) -> dict[str, int]:
-    """Three chapters on their own pages, two sections each. Returns paragraph → page."""
+def handbook(path: Path, outline: bool = True, furniture: bool = True, numbered: bool = False) -> dict[str, int]:
+    """Three chapters on their own pages, two sections each; `numbered` prints each title after
+    its number ("1.2 Storm Damage") where the outline has the title alone, as Sphinx's LaTeX
+    does. Returns paragraph → page."""
     pdf = _Handbook(furniture)
     pdf.set_title("Acme Flood Policy Handbook")
     placed: dict[str, int] = {}
-    for chapter, sections in CHAPTERS.items():
+    for number, (chapter, sections) in enumerate(CHAPTERS.items(), start=1):
         pdf.add_page()
         pdf.set_font("helvetica", "B", 20)
         if outline:
             pdf.start_section(chapter, level=0)
-        pdf.cell(0, 12, chapter)
+        pdf.cell(0, 12, f"{number} {chapter}" if numbered else chapter)
         pdf.ln(16)
-        for section, paragraphs in sections.items():
+        for sub, (section, paragraphs) in enumerate(sections.items(), start=1):
             pdf.set_font("helvetica", "B", 14)
             if outline:
                 pdf.start_section(section, level=1)
-            pdf.cell(0, 9, section)
+            pdf.cell(0, 9, f"{number}.{sub} {section}" if numbered else section)
             pdf.ln(11)
             pdf.set_font("helvetica", size=11)
             for paragraph in paragraphs:

@@ -37,6 +37,14 @@ def test_sections_come_from_the_outline_and_each_paragraph_keeps_its_page(handbo
     assert all(text[b.start : b.end] == b.text for b in pdf.blocks)
 
 
+def test_an_outline_title_printed_after_its_number_heads_its_section_once(tmp_path: Path) -> None:
+    pdfs.handbook(tmp_path / "numbered.pdf", numbered=True)
+    blocks = read_pdf(tmp_path / "numbered.pdf", "numbered.pdf").blocks
+    headings = [(b.level, b.text, b.page) for b in blocks if b.kind == "heading"]
+    assert headings[:3] == [(1, "1 Coverage", 1), (2, "1.1 Flood Damage", 1), (2, "1.2 Storm Damage", 1)]
+    assert not [b.text for b in blocks if b.kind != "heading" and b.text in ("1 Coverage", "1.1 Flood Damage")]
+
+
 def test_running_headers_footers_and_page_numbers_are_left_out(handbook) -> None:
     pdf = read_pdf(handbook[0], "handbook.pdf")
     text = "\n".join(b.text for b in pdf.blocks)
