@@ -74,6 +74,11 @@ BOLDER_RATIO = 1.4
 # Furniture repeats at a page edge on at least this share of pages (and on 2 pages at least).
 FURNITURE_SHARE = 0.3
 EDGE_LINES = 2  # lines at the top and at the bottom of a page that may be furniture
+# A chapter's running head ("Chapter 2: Installing R 12") is furniture too, though no chapter
+# fills 30% of the pages: it is the first (or the last) line of this many pages in a row, each
+# this close to the one before (left and right pages alternate their heads).
+RUNNING_HEAD_PAGES = 3
+RUNNING_HEAD_STEP = 2
 PARAGRAPH_GAP = 1.45  # a gap between lines larger than this many typical line steps: new block
 
 
@@ -375,8 +380,8 @@ def _key(text: str) -> str:
 
 
 def _without_furniture(lines: list[Line], page_count: int) -> list[Line]:
-    """Leaves out running headers and footers (the same line at the top or bottom of many pages)
-    and page numbers (a number alone at the top or bottom of a page)."""
+    """Leaves out running headers and footers (the same line at the top or bottom of many pages,
+    or of pages in a row) and page numbers (a number alone at the top or bottom of a page)."""
     by_page: dict[int, list[Line]] = {}
     for line in lines:
         by_page.setdefault(line.page, []).append(line)
@@ -386,13 +391,31 @@ def _without_furniture(lines: list[Line], page_count: int) -> list[Line]:
         edges[number] = ordered[:EDGE_LINES] + ordered[-EDGE_LINES:]
     repeats = Counter(key for page_lines in edges.values() for key in {_key(line.text) for line in page_lines})
     least = max(2, FURNITURE_SHARE * page_count)
+    heads_on: dict[tuple[str, bool], list[int]] = defaultdict(list)  # a page's first or last line → pages
+    for number, page_lines in sorted(by_page.items()):
+        ordered = sorted(page_lines, key=lambda line: -line.top)
+        for line, on_top in ((ordered[0], True), (ordered[-1], False)):
+            heads_on[_key(line.text), on_top].append(number)
+    running = {key for (key, _), pages in heads_on.items() if _runs_on(pages)}
     furniture = {
         id(line)
         for page_lines in edges.values()
         for line in page_lines
-        if repeats[_key(line.text)] >= least or _PAGE_NUMBER.fullmatch(line.text)
+        if repeats[_key(line.text)] >= least or _key(line.text) in running or _PAGE_NUMBER.fullmatch(line.text)
     }
     return [line for line in lines if id(line) not in furniture]
+
+
+def _runs_on(pages: list[int]) -> bool:
+    """Whether a page's first (or last) line comes back as a chapter's running head does: on
+    RUNNING_HEAD_PAGES pages or more in a row, each within RUNNING_HEAD_STEP pages of the one
+    before (a head on left pages only comes back every other page)."""
+    run = 1
+    for before, after in pairwise(pages):
+        run = run + 1 if after - before <= RUNNING_HEAD_STEP else 1
+        if run >= RUNNING_HEAD_PAGES:
+            return True
+    return False
 
 
 def _body_size(lines: list[Line]) -> float:

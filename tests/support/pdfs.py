@@ -103,6 +103,33 @@ def handbook(path: Path, outline: bool = True, furniture: bool = True, numbered:
     return placed
 
 
+class _Manual(FPDF):
+    """Each page headed by its chapter's running head, as LaTeX's book class heads its pages."""
+
+    chapter = ""
+
+    def header(self) -> None:
+        if self.chapter:
+            self.set_font("helvetica", size=9)
+            self.cell(0, 8, f"{self.chapter} {self.page_no()}", align="R")
+            self.ln(12)
+
+
+def chapter_heads(path: Path) -> None:
+    """Four chapters of three pages each, every page headed "Chapter N: Title" and its number:
+    each head is on a quarter of the pages, fewer than a running header of the whole book."""
+    pdf = _Manual(format="A4")
+    for number, chapter in enumerate(["Pumps", "Valves", "Seals", "Gauges"], start=1):
+        pdf.chapter = f"Chapter {number}: {chapter}"
+        for check in ("are checked every spring by the duty engineer.",
+                      "that fail the check are replaced before the summer.",
+                      "are logged in the station book with the date of the check."):
+            pdf.add_page()
+            pdf.set_font("helvetica", size=11)
+            pdf.multi_cell(0, 6, f"{chapter} {check}")
+    pdf.output(str(path))
+
+
 RUNNING_ON = [
     f"Pump {n} is inspected every {n + 2} weeks by the duty engineer, who checks the seals, the "
     f"bearings and the intake screen, and writes the readings of gauge {n} in the station logbook."

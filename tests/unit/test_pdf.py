@@ -52,6 +52,13 @@ def test_running_headers_footers_and_page_numbers_are_left_out(handbook) -> None
     assert "Page 1 of" not in text and "of 4" not in text
 
 
+def test_a_running_head_that_changes_with_the_chapter_is_left_out(tmp_path: Path) -> None:
+    pdfs.chapter_heads(tmp_path / "manual.pdf")
+    text = "\n".join(b.text for b in read_pdf(tmp_path / "manual.pdf", "manual.pdf").blocks)
+    assert "Chapter" not in text
+    assert text.count("duty engineer") == text.count("before the summer") == text.count("station book") == 4
+
+
 def test_a_word_broken_at_a_line_end_is_joined_as_the_document_spells_it(handbook) -> None:
     text = "\n".join(b.text for b in read_pdf(handbook[0], "handbook.pdf").blocks)
     assert "properly documented before the adjuster visits" in text
