@@ -53,8 +53,7 @@ _NUMBERED = re.compile(r"([^\W\d_]+)\s+(?:\d+|[IVXLCDM]+|[A-Z])[.:)]?(?:\s|$)")
 _PAGE_NUMBER = re.compile(
     r"\W*(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|/)\s*\d+)?\W*", re.IGNORECASE
 )
-_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?\s+[^\W\d]")  # "12.1. Elements", "3 Usage"
-_NUMBER_BEFORE_TITLE = re.compile(r"\d+(?:\.\d+)*\.?\s+(?=[^\W\d])")  # "5.11.6 " of "5.11.6 NMUs vs QA uploads"
+_SECTION_NUMBER = re.compile(r"\d+(?:\.\d+)*\.?\s+(?=[^\W\d])")  # "12.1. " of "12.1. Elements", "3 " of "3 Usage"
 _LEADER = re.compile(r"(?:\.\s?){4,}\s*\d+\s*$")  # "Sensors ........ 12" in a table of contents
 _BULLET = re.compile(r"[•◦▪▫‣⁃●○■□–-]\s|\d{1,3}[.)]\s|[a-z][.)]\s")
 _FINISHED = re.compile(r"[.!?:;][\"')\]]*\s*$")  # a paragraph that ends its last sentence
@@ -449,7 +448,7 @@ def _mark_outline_headings(lines: list[Line], outline: list[_OutlineItem]) -> li
     entries times the lines of their pages."""
     by_page = _by_page(lines)
     spelled = [_normal(line.text) for line in lines]
-    unnumbered = [_normal(_NUMBER_BEFORE_TITLE.sub("", line.text, count=1)) for line in lines]
+    unnumbered = [_normal(_without_section_number(line.text)) for line in lines]
     pages = [line.page for line in lines]  # in page order
     added: dict[int, list[Line]] = defaultdict(list)  # line index → heading lines to go before it
     for item in outline:
@@ -486,6 +485,11 @@ def _mark_outline_headings(lines: list[Line], outline: list[_OutlineItem]) -> li
         merged += added.get(i, [])
         merged.append(line)
     return merged + added.get(len(lines), [])
+
+
+def _without_section_number(text: str) -> str:
+    number = _SECTION_NUMBER.match(text)
+    return text[number.end():] if number else text
 
 
 def _by_page(lines: list[Line]) -> dict[int, list[int]]:
