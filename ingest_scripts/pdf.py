@@ -385,22 +385,20 @@ def _without_furniture(lines: list[Line], page_count: int) -> list[Line]:
     for line in lines:
         by_page.setdefault(line.page, []).append(line)
     edges: dict[int, list[Line]] = {}
-    for number, page_lines in by_page.items():
-        ordered = sorted(page_lines, key=lambda line: -line.top)
-        edges[number] = ordered[:EDGE_LINES] + ordered[-EDGE_LINES:]
-    repeats = Counter(key for page_lines in edges.values() for key in {_key(line.text) for line in page_lines})
-    least = max(2, FURNITURE_SHARE * page_count)
     heads_on: dict[tuple[str, bool], list[int]] = defaultdict(list)  # a page's first or last line → pages
     for number, page_lines in sorted(by_page.items()):
         ordered = sorted(page_lines, key=lambda line: -line.top)
+        edges[number] = ordered[:EDGE_LINES] + ordered[-EDGE_LINES:]
         for line, on_top in ((ordered[0], True), (ordered[-1], False)):
             heads_on[_key(line.text), on_top].append(number)
+    repeats = Counter(key for page_lines in edges.values() for key in {_key(line.text) for line in page_lines})
+    least = max(2, FURNITURE_SHARE * page_count)
     running = {key for (key, _), pages in heads_on.items() if _runs_on(pages)}
     furniture = {
         id(line)
         for page_lines in edges.values()
         for line in page_lines
-        if repeats[_key(line.text)] >= least or _key(line.text) in running or _PAGE_NUMBER.fullmatch(line.text)
+        if (key := _key(line.text)) in running or repeats[key] >= least or _PAGE_NUMBER.fullmatch(line.text)
     }
     return [line for line in lines if id(line) not in furniture]
 
