@@ -42,6 +42,7 @@ from ingest_scripts.layouts import (
     BuiltSite,
     JupyterBook,
     Layout,
+    LayoutError,
     LayoutName,
     Sphinx,
     detect_layout,
@@ -213,7 +214,10 @@ def plan_markdown(
     for path in files:
         rel = path.relative_to(root).as_posix()
         on_site = path.relative_to(layout.docs).as_posix()
-        source = rest_sources[path] if path in rest_sources else layout.readable(_page_source(path, rel))
+        try:
+            source = rest_sources[path] if path in rest_sources else layout.readable(_page_source(path, rel))
+        except LayoutError as exc:
+            raise IngestError(f"{rel}: {exc}") from exc
         front_matter, body_start = split_front_matter(source, rel)
         if front_matter.get("draft") is True or front_matter.get("unlisted") is True:
             skipped.append(rel)

@@ -5,7 +5,8 @@ under which module, at which URL, with which heading anchors.
 - mkdocs: `mkdocs.yml`, or Zensical's `zensical.toml` and its `[project]` table (pages under
   its `docs_dir`): `a/b.md` → `a/b/` (`a/b.html` with `use_directory_urls: false`), anchors as
   Python-Markdown's toc makes them, modules and order from `nav`; content tabs and admonitions
-  read as their bodies, attribute lists, Material's icons, `[TOC]` and snippet includes left out;
+  read as their bodies, attribute lists, Material's icons, `[TOC]` and abbreviations' definitions
+  left out, snippet includes (pymdownx.snippets, when enabled) as what they include;
 - mdbook: `book.toml` or `SUMMARY.md` (pages under `src`): only the chapters SUMMARY.md lists,
   in its order, `ch01.md` → `ch01.html` (`README.md` → `index.html`), anchors as mdBook makes
   them, a chapter's module is its part or top-level chapter;

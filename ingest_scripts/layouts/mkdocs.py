@@ -1,10 +1,14 @@
 """MkDocs projects: `mkdocs.yml` (or Zensical's `zensical.toml`), its `nav`, Python-Markdown's
 anchors."""
 
+import os
 import re
 import tomllib
 import unicodedata
 from pathlib import Path, PurePosixPath
+
+from markdown import Markdown
+from pymdownx.snippets import SnippetExtension, SnippetPreprocessor
 
 from ingest_scripts.layouts.base import Layout, LayoutError, listed_first, read_yaml
 from ingest_scripts.permalinks import HeadingSlugger
@@ -19,14 +23,14 @@ def _mkdocs_slug(text: str) -> str:
 
 # Python-Markdown extensions' markup that the page does not show as written: a content tab's or
 # an admonition's opener (its body is indented under it), attribute lists ({ .md-button },
-# { target=_blank }; a heading's { #id .class } keeps its id), Material's icons, [TOC] and
-# snippet includes (--8<-- "file").
+# { target=_blank }; a heading's { #id .class } keeps its id), Material's icons, [TOC] and the
+# abbr extension's definitions (*[HTML]: Hyper Text Markup Language).
 _OPENER = re.compile(
     r'^(?P<indent>[ \t]*)(?:===[+!]?[ \t]+"[^"\n]*"|(?:!!!|\?\?\?\+?)[ \t]+[\w-]+[^\n]*)[ \t]*\n?', re.MULTILINE
 )
 _CODE_OR_ATTRIBUTES = re.compile(
     r"(?P<code>```.*?```|~~~.*?~~~|`[^`\n]*`)|\{:?[ \t]*#(?P<id>[\w-]+)[^}\n]*\}|[ \t]*\{:?[ \t]*(?=\.|[\w-]+=)[^}\n]*\}"
-    r"|[ \t]?:(?:material|fontawesome|octicons|simple)-[\w-]+:|^[ \t]*(?:\[TOC\]|;?-{2,}8<-{2,}[^\n]*)[ \t]*$",
+    r"|[ \t]?:(?:material|fontawesome|octicons|simple)-[\w-]+:|^[ \t]*\[TOC\][ \t]*$|^\*\[[^\]\n]+\][ \t]?:[^\n]*\n?",
     re.DOTALL | re.MULTILINE,
 )
 
@@ -51,6 +55,61 @@ def _config(project: Path) -> dict:
     return settings if isinstance(settings, dict) else {}
 
 
+# What the includes of one page may read in all: far above any real page, it bounds the work of
+# includes nested in each other, which may repeat a file many times over.
+MAX_INCLUDED_CHARS = 2_000_000
+
+
+def _extension_settings(config: dict, name: str) -> dict | None:
+    """The settings that `markdown_extensions` gives the extension `name`; None when it is not
+    enabled. MkDocs lists extensions (a name, or a name with its settings); Zensical's TOML
+    nests them by the dotted name's parts."""
+    extensions = config.get("markdown_extensions") or []
+    if isinstance(extensions, dict):
+        settings: object = extensions
+        for part in name.split("."):
+            settings = settings.get(part) if isinstance(settings, dict) else None
+        return None if settings is None else settings if isinstance(settings, dict) else {}
+    for entry in extensions if isinstance(extensions, list) else []:
+        if entry == name:
+            return {}
+        if isinstance(entry, dict) and name in entry:
+            return entry[name] if isinstance(entry[name], dict) else {}
+    return None
+
+
+class _Includes(SnippetPreprocessor):
+    """pymdownx.snippets as the project's build runs it (its `base_path` read from the project's
+    folder), but for what would leave the project: no downloads, no file outside the project
+    folder, at most MAX_INCLUDED_CHARS read per page."""
+
+    def __init__(self, settings: dict, project: Path):
+        defaults = SnippetExtension().getConfigs()
+        config = defaults | {key: value for key, value in settings.items() if key in defaults}
+        bases = config["base_path"]
+        bases = [bases] if isinstance(bases, (str, os.PathLike)) else bases
+        config |= {
+            "base_path": [str(project / str(base)) for base in bases],
+            "url_download": False, "check_paths": False,
+        }
+        super().__init__(config, Markdown())
+        self.project = project.resolve()
+        self.left = MAX_INCLUDED_CHARS
+
+    def get_snippet_path(self, path: str) -> str | None:
+        found = super().get_snippet_path(path)
+        if found is None or not Path(found).resolve().is_relative_to(self.project):
+            return None
+        self.left -= os.path.getsize(found)
+        if self.left < 0:
+            raise LayoutError(f"its snippet includes (--8<--) read more than {MAX_INCLUDED_CHARS:,} characters")
+        return found
+
+    def expand(self, source: str) -> str:
+        self.left = MAX_INCLUDED_CHARS
+        return "\n".join(self.run(source.split("\n")))
+
+
 def _indent(line: str) -> int:
     return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
 
@@ -68,6 +127,8 @@ class MkDocs(Layout):
         self.order: list[str] = []
         self.modules: dict[str, str] = {}
         self._read_nav(config.get("nav") or [], "")
+        snippets = _extension_settings(config, "pymdownx.snippets")
+        self.includes = None if snippets is None else _Includes(snippets, project)
 
     @staticmethod
     def found(root: Path) -> bool:
@@ -99,9 +160,12 @@ class MkDocs(Layout):
         return f"/{folder}{stem}/" if self.directory_urls else f"/{folder}{stem}.html"
 
     def readable(self, source: str) -> str:
-        """Content tabs and admonitions as their bodies (the opener left out, the body no longer
-        indented, so that its prose and code read as such); attribute lists, icons, [TOC] and
-        snippet includes left out, outside code."""
+        """Snippet includes replaced by what they include, in code too, as pymdownx.snippets
+        does before the page is read; content tabs and admonitions as their bodies (the opener
+        left out, the body no longer indented, so that its prose and code read as such);
+        attribute lists, icons, [TOC] and abbreviations' definitions left out, outside code."""
+        if self.includes is not None:
+            source = self.includes.expand(source)
         while opener := _OPENER.search(source):
             indent = len(opener["indent"].expandtabs(4)) + 4
             lines = source[opener.end():].split("\n")

@@ -2,6 +2,7 @@
 VitePress and Starlight projects get their real titles, modules, order, URLs and anchors; all but mdBook's are checked
 against a real build."""
 
+import html
 import json
 import re
 import subprocess
@@ -631,10 +632,59 @@ def test_material_for_mkdocs_markup_is_read_as_its_page_shows_it(tmp_path: Path)
     text = "\n".join(c.text for c in plan.chunks)
     for markup in ("===", "!!!", "[TOC]", ":material", "{", "8<", "Nested"):
         assert markup not in text, markup
+    assert "Shared footer text." in text and "Shared footer text." in (site / "index.html").read_text(encoding="utf-8")
     assert "```bash\npip install widgets\n```" in text  # code, no longer indented under its tab
     assert "\nInstall with conda from the forge channel." in text and "\nA note inside a tab." in text
     assert "An icon and a button Go here." in text
     assert {c.url.split("#", 1)[1] for c in plan.chunks if "#" in c.url} >= {"setup", "use"}
+
+
+SNIPPETS = {
+    "mkdocs.yml": """site_name: Widgets
+markdown_extensions:
+  - abbr
+  - pymdownx.superfences
+  - pymdownx.snippets:
+      base_path: [includes, examples]
+      auto_append: [glossary.md]
+""",
+    "README.md": "Widgets turn gears into sprockets for the whole workshop, see [the gear guide][gears].\n",
+    "includes/notice.md": "The notice says that every widget is tested twice.\n",
+    "includes/glossary.md": "*[CLI]: Command Line Interface\n\n[gears]: https://example.com/gears\n",
+    "examples/gears.py": (
+        "import gears\n# --8<-- [start:spin]\ngears.spin(speed=3)\n# --8<-- [end:spin]\ngears.stop()\n"
+    ),
+    "docs/index.md": (
+        "# Widgets\n\n--8<-- \"README.md\"\n\n## Spin\n\n```python\n--8<-- \"gears.py:spin\"\n```\n\n"
+        "--8<--\nnotice.md\noutside.md\n--8<--\n\n;--8<-- \"notice.md\" is how a page includes a file.\n"
+    ),
+}
+
+
+def test_snippet_includes_read_as_the_build_shows_them(tmp_path: Path) -> None:
+    """pymdownx.snippets puts the included file in the include's place, in code too, from the
+    base paths the project sets; a file outside the project folder is never read."""
+    (tmp_path / "outside.md").write_text("A secret from outside the project.\n", encoding="utf-8")
+    files = {**SNIPPETS, "mkdocs.yml": SNIPPETS["mkdocs.yml"].replace("[includes, examples]", "[includes, examples, ., ..]")}
+    root = write_book(tmp_path / "project", files)
+    site = mkdocs_build(root, tmp_path / "site")
+    built = html.unescape(re.sub(r"<[^>]+>", "", (site / "index.html").read_text(encoding="utf-8")))
+    assert "A secret from outside the project." in built  # what the build reads, Lectern does not
+    text = "\n".join(c.text for c in plan_book(root, "widgets").chunks)
+    for shown in ("sprockets for the whole workshop, see the gear guide.", "```python\ngears.spin(speed=3)\n```",
+                  "every widget is tested twice", '--8<-- "notice.md" is how a page includes a file.'):
+        assert shown in text, shown
+        assert re.sub(r"`{3}\w*\n?", "", shown) in built, shown
+    assert "gears.stop()" not in text and "secret" not in text
+    assert "Command Line Interface" not in text and "Command Line Interface" not in built
+
+
+def test_snippet_includes_nested_in_each_other_stop_the_ingest_at_a_bound(tmp_path: Path) -> None:
+    layers = {f"docs/layer{n}.md": f'--8<-- "docs/layer{n + 1}.md"\n' * 8 for n in range(8)}
+    files = {"mkdocs.yml": "site_name: Deep\nmarkdown_extensions:\n  - pymdownx.snippets\n", "docs/index.md": "# Deep\n\n--8<-- \"docs/layer0.md\"\n",
+             **layers, "docs/layer8.md": f"{PROSE}\n" * 20}
+    with pytest.raises(IngestError, match=r"index.md: its snippet includes \(--8<--\) read more than"):
+        plan_book(write_book(tmp_path / "project", files), "deep")
 
 
 ZENSICAL_TOML = """[project]
@@ -666,6 +716,11 @@ def test_a_zensical_project_is_read_by_its_settings_as_mkdocs_reads_its_own(tmp_
             ("Configuration", "User Guide", "/user-guide/configuration.html"),
             ("About", "", "/about.html"),
         ]
+    (root / "zensical.toml").write_text(
+        ZENSICAL_TOML + '\n[project.markdown_extensions.pymdownx.snippets]\nbase_path = ["."]\n', encoding="utf-8"
+    )
+    (root / "pages" / "about.md").write_text('# About\n\n--8<-- "README.md"\n', encoding="utf-8")
+    assert "Not part of the site." in "\n".join(c.text for c in plan_book(root, "widgets").chunks)
     (root / "zensical.toml").write_text("[project\nnav = [", encoding="utf-8")
     with pytest.raises(LayoutError, match="zensical.toml: cannot read"):
         plan_book(root, "widgets")
