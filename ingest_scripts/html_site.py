@@ -23,6 +23,7 @@ from xml.etree import ElementTree
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from backend.retrieval.models import Page
+from ingest_scripts.manual_page import manual_page_blocks
 from ingest_scripts.markdown import (
     POINTER_SEPARATORS,
     Block,
@@ -632,6 +633,8 @@ def _blocks(node: LexborNode) -> Iterator[Block]:
         run = []
         if child.tag in _HEADINGS:
             yield Block("heading", 0, 0, _squash(child.text()), int(child.tag[1]), _anchor(child))
+        elif child.tag == "pre" and (manual := manual_page_blocks(_code(child))) is not None:
+            yield from manual
         elif child.tag == "pre" or _has_class(child, _CODE_LISTING) and child.css_first("div.line"):
             yield _fence(child)
         elif _has_class(child, _SIGNATURE_BOX):

@@ -13,6 +13,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from ingest_scripts.html_site import read_page
 from ingest_scripts.layouts import BuiltSite, detect_layout
+from ingest_scripts.manual_page import manual_page_blocks
 from ingest_scripts.pipeline import BookPlan, IngestError, plan_book
 from tests.support.books import SAMPLE_BOOK, mkdocs_build, sphinx_build, write_book
 
@@ -1027,3 +1028,70 @@ def test_a_page_in_the_encoding_its_head_declares_is_read_in_it(tmp_path: Path) 
     (tmp_path / "digraph.html").write_bytes(page(f"<main><h1>D</h1><p>{chr(235)} {PROSE}</p></main>").encode("latin-1"))
     with pytest.raises(IngestError, match="digraph.html: not UTF-8 text"):
         plan_book(tmp_path, "vimish")
+
+
+WIDGETD_MAN = r""".TH WIDGETD 8
+.SH NAME
+widgetd \- the widget daemon
+.SH DESCRIPTION
+The \fBwidgetd\fR(8) daemon turns sprockets into widgets on demand, and stops by itself
+after being idle for a configurable amount of time, or after serving a configurable
+number of requests; its queue manager and its non\-empty sprocket cache are resident.
+.PP
+Options:
+.TP
+\fB\-c\fR \fIconfig_dir\fR
+Read the configuration files in the named directory instead of the default one.
+.TP
+\fB\-d\fR
+Do not detach from the controlling terminal.
+.SS Examples
+.nf
+/etc/widgets/main.cf:
+    sprocket_limit = 20
+.fi
+.SH SEE ALSO
+\fBsprocket\fR(5), sprocket tables
+"""
+
+
+def test_a_manual_page_as_man_prints_it_reads_as_its_sections(tmp_path: Path) -> None:
+    """Postfix's man2html puts `man`'s output in a <pre> as is: this machine's groff typesets
+    a page the same way (nroff, the man macros), and it reads as sections, paragraphs and
+    options rather than one code block."""
+    source = tmp_path / "widgetd.8"
+    source.write_text(WIDGETD_MAN, encoding="utf-8")
+    typeset = subprocess.run(
+        ["groff", "-man", "-Tutf8", "-P-cbou", "-rLL=78n", str(source)], check=True, capture_output=True, text=True,
+    ).stdout
+    assert typeset.lstrip().startswith("WIDGETD(8)")
+    html = page(f"<pre>\n{typeset.replace('&', '&amp;').replace('<', '&lt;')}</pre>")
+    result = read_page(html)
+    assert result is not None
+    headings = [(block.level, block.text) for block in result.blocks if block.kind == "heading"]
+    assert headings == [(2, "NAME"), (2, "DESCRIPTION"), (3, "Examples"), (2, "SEE ALSO")]
+    texts = [block.text for block in result.blocks if block.kind == "text"]
+    assert "widgetd - the widget daemon" in texts
+    assert texts[1].startswith("The widgetd(8) daemon turns sprockets into widgets on demand, and stops by itself after")
+    assert "-c config_dir: Read the configuration files in the named directory instead of the default one." in texts
+    assert "-d: Do not detach from the controlling terminal." in texts
+    assert [block.text for block in result.blocks if block.kind == "fence"] == [
+        "```\n/etc/widgets/main.cf:\n    sprocket_limit = 20\n```"
+    ]
+    assert not any("WIDGETD(8)" in text for text in texts)
+
+
+def test_a_word_nroff_hyphenated_at_a_lines_end_is_joined_unless_the_page_spells_it_so() -> None:
+    typeset = (
+        "MASTER(8)                                                            MASTER(8)\n\n"
+        "DESCRIPTION\n"
+        "       Exceptions to this rule are the resident queue man-\n"
+        "       ager and the non-\n"
+        "       empty cache, which is non-empty at start.\n\n"
+        "                                                                     MASTER(8)\n"
+    )
+    assert [(block.kind, block.text) for block in manual_page_blocks(typeset) or []] == [
+        ("heading", "DESCRIPTION"),
+        ("text", "Exceptions to this rule are the resident queue manager and the non-empty cache, which is non-empty at start."),
+    ]
+    assert manual_page_blocks("NAME\n       master - Postfix master process\n") is None
