@@ -154,7 +154,7 @@ def read_tree(tree: LexborHTMLParser, name: str = "") -> HtmlPage | None:
     description = tree.css_first("meta[name=description]")
     return HtmlPage(
         title=title,
-        blocks=placed(_titled(list(_blocks(content)), title)),
+        blocks=placed(_titled(_manual_page(content) or list(_blocks(content)), title)),
         canonical=(canonical.attributes.get("href") or "").strip() if canonical else "",
         module=module,
         tags=[_squash(tag.text()) for tag in tree.css("a[rel~=tag]")],
@@ -552,6 +552,25 @@ def _is_source_listing(content: LexborNode) -> bool:
     )
 
 
+def _manual_page(content: LexborNode) -> list[Block] | None:
+    """The blocks of a page that is a manual page as `man` prints it, in a <pre> under at most
+    its title and links (Postfix's man2html); None for any other page, and for one that only
+    shows such a <pre> as an example."""
+    pre = content.css_first("pre")
+    if pre is None or _text_beside(content, pre.mem_id).strip():
+        return None
+    return manual_page_blocks(_code(pre))
+
+
+def _text_beside(node: LexborNode, shown: int) -> str:
+    """The node's text outside the node `shown` (its mem_id), titles, links and scripts."""
+    if node.mem_id == shown or node.tag in ("a", "script", "style", *_HEADINGS):
+        return ""
+    if node.tag == "-text":
+        return node.text_content or ""
+    return "".join(_text_beside(child, shown) for child in node.iter(include_text=True))
+
+
 def _is_listing(content: LexborNode, name: str) -> bool:
     """A page whose every section title links to another page: tags, categories, blog lists.
     (Some generators link each title to the page itself, as Exim's xfpt does, or to its line in
@@ -633,8 +652,6 @@ def _blocks(node: LexborNode) -> Iterator[Block]:
         run = []
         if child.tag in _HEADINGS:
             yield Block("heading", 0, 0, _squash(child.text()), int(child.tag[1]), _anchor(child))
-        elif child.tag == "pre" and (manual := manual_page_blocks(_code(child))) is not None:
-            yield from manual
         elif child.tag == "pre" or _has_class(child, _CODE_LISTING) and child.css_first("div.line"):
             yield _fence(child)
         elif _has_class(child, _SIGNATURE_BOX):

@@ -1065,8 +1065,8 @@ def test_a_manual_page_as_man_prints_it_reads_as_its_sections(tmp_path: Path) ->
         ["groff", "-man", "-Tutf8", "-P-cbou", "-rLL=78n", str(source)], check=True, capture_output=True, text=True,
     ).stdout
     assert typeset.lstrip().startswith("WIDGETD(8)")
-    html = page(f"<pre>\n{typeset.replace('&', '&amp;').replace('<', '&lt;')}</pre>")
-    result = read_page(html)
+    pre = f"<pre>\n{typeset.replace('&', '&amp;').replace('<', '&lt;')}</pre>"
+    result = read_page(page(pre))
     assert result is not None
     headings = [(block.level, block.text) for block in result.blocks if block.kind == "heading"]
     assert headings == [(2, "NAME"), (2, "DESCRIPTION"), (3, "Examples"), (2, "SEE ALSO")]
@@ -1079,6 +1079,8 @@ def test_a_manual_page_as_man_prints_it_reads_as_its_sections(tmp_path: Path) ->
         "```\n/etc/widgets/main.cf:\n    sprocket_limit = 20\n```"
     ]
     assert not any("WIDGETD(8)" in text for text in texts)
+    shown = read_page(page(f"<main><h1>Writing manual pages</h1><p>An example. {PROSE}</p>{pre}</main>"))  # an example
+    assert shown is not None and any(block.kind == "fence" and "WIDGETD(8)" in block.text for block in shown.blocks)
 
 
 def test_a_word_nroff_hyphenated_at_a_lines_end_is_joined_unless_the_page_spells_it_so() -> None:
@@ -1095,3 +1097,4 @@ def test_a_word_nroff_hyphenated_at_a_lines_end_is_joined_unless_the_page_spells
         ("text", "Exceptions to this rule are the resident queue manager and the non-empty cache, which is non-empty at start."),
     ]
     assert manual_page_blocks("NAME\n       master - Postfix master process\n") is None
+
