@@ -71,7 +71,6 @@ _NOT_TEXT = (
 )
 _DOXYGEN_TITLE = ".headertitle > .title"  # Doxygen titles a page with a <div>, its sections with <h1>
 _CODE_LISTING = "fragment"  # the class of Doxygen's code example: a <div class="line"> per line
-_LINE_MARK = ".lineno, [id^=line-]"  # a listing's line number (Doxygen) or a line's anchor (Haddock)
 _SIGNATURE_BOX = "memproto"  # the class of Doxygen's declaration, laid out as a table
 _CODE_TABLE = "RktBlk"  # the class of Scribble's code example: a <table>, a row (or a table) per line
 # The classes of a <div> that is a section of the book (Texinfo's and DocBook's).
@@ -140,13 +139,10 @@ def read_tree(tree: LexborHTMLParser, name: str = "") -> HtmlPage | None:
     if _redirects(tree):
         return None
     content = _main_content(tree)
-    if content is None:  # a frameset, whose frames are pages
+    if content is None or _is_source_listing(content):  # None: a frameset, whose frames are pages
         return None
     module = _breadcrumb_module(tree) or _navigation_module(tree, content) or _up_module(tree)
-    listing = _numbered_listing(content)  # read before _strip takes the line numbers out
     _strip(content)
-    if listing is not None and not _text_beside(_listing_box(listing, content), listing.mem_id).strip():
-        return None  # a source browser's page: the code the book documents, not prose
     page_name, separator, site_name = _title_parts(tree)
     _remove([h1 for h1 in content.css("h1") if _says_site_name(h1, site_name)])
     title = _title(content, page_name)
@@ -546,13 +542,14 @@ def _to_whole_page(href: str) -> bool:
     return not href.startswith("#") and not urlsplit(href).fragment
 
 
-def _numbered_listing(content: LexborNode) -> LexborNode | None:
-    """The page's first code listing when its lines are numbered or anchored one by one, as a
-    source browser's (Doxygen's, Haddock's hyperlinked source) are; a page that is such a
-    listing under at most its title and links (to the file's documentation) is the code the
-    book documents rather than prose."""
-    listing = content.css_first("div.contents > div.fragment, pre")
-    return listing if listing is not None and listing.css_first(_LINE_MARK) is not None else None
+def _is_source_listing(content: LexborNode) -> bool:
+    """Doxygen's source browser: a page that is one numbered listing of a source file (with at
+    most a link to that file's documentation), the code the book documents rather than prose."""
+    listing = content.css_first("div.contents > div.fragment")
+    return (
+        listing is not None and listing.parent is not None and listing.css_first(".lineno") is not None
+        and all(child.tag in ("a", "-comment") or child.mem_id == listing.mem_id for child in listing.parent.iter())
+    )
 
 
 def _manual_page(content: LexborNode) -> list[Block] | None:
@@ -565,22 +562,13 @@ def _manual_page(content: LexborNode) -> list[Block] | None:
     return manual_page_blocks(_code(pre))
 
 
-def _listing_box(listing: LexborNode, content: LexborNode) -> LexborNode:
-    """What holds the page's own content around the listing: the content, or Doxygen's box of it
-    (below its title, beside the site's banners)."""
-    box = listing.parent
-    while box is not None and box.mem_id != content.mem_id and not _has_class(box, "contents"):
-        box = box.parent
-    return box or content
-
-
-def _text_beside(node: LexborNode, listing: int) -> str:
-    """The node's text outside the listing (its node's mem_id), titles, links and scripts."""
-    if node.mem_id == listing or node.tag in ("a", "script", "style", *_HEADINGS):
+def _text_beside(node: LexborNode, shown: int) -> str:
+    """The node's text outside the node `shown` (its mem_id), titles, links and scripts."""
+    if node.mem_id == shown or node.tag in ("a", "script", "style", *_HEADINGS):
         return ""
     if node.tag == "-text":
         return node.text_content or ""
-    return "".join(_text_beside(child, listing) for child in node.iter(include_text=True))
+    return "".join(_text_beside(child, shown) for child in node.iter(include_text=True))
 
 
 def _is_listing(content: LexborNode, name: str) -> bool:

@@ -1098,22 +1098,3 @@ def test_a_word_nroff_hyphenated_at_a_lines_end_is_joined_unless_the_page_spells
     ]
     assert manual_page_blocks("NAME\n       master - Postfix master process\n") is None
 
-
-def test_a_source_browsers_page_is_left_out_as_the_code_the_book_documents(tmp_path: Path) -> None:
-    """Haddock's hyperlinked source, like Doxygen's source browser: a page that is one listing of
-    a source file, its lines anchored one by one (here by Pygments, as Haddock anchors them)."""
-    from pygments import highlight
-    from pygments.formatters import HtmlFormatter
-    from pygments.lexers import HaskellLexer
-
-    source = "-- | Spin the widget at the given speed.\nspin :: Int -> Widget -> IO ()\nspin rpm w = setSpeed w rpm\n" * 5
-    listing = highlight(source, HaskellLexer(), HtmlFormatter(lineanchors="line"))
-    assert 'id="line-3"' in listing
-    site = write_book(tmp_path / "site", {
-        "Widget.html": f"<main><h1>Widget</h1><p>Spinning a widget sets its speed. {PROSE}</p></main>",
-        "src/Widget.html": f"<html><head><script src='highlight.js'></script></head><body>{listing}</body></html>",
-        "example.html": f"<main><h1>Example</h1><p>A whole program that spins. {PROSE}</p>{listing}</main>",
-    })
-    plan = plan_book(site, "widgets", layout_name="html")
-    assert sorted(p.source_path for p in plan.pages) == ["Widget.html", "example.html"]
-    assert "src/Widget.html" in plan.skipped_files
